@@ -1,0 +1,45 @@
+# perf-map fallback: a patch series for Linux perf and the harness around it.
+# See README.md. Every entry point is here; the steps live in scripts/.
+
+BUILD   := $(CURDIR)/build
+SCRIPTS := $(CURDIR)/scripts
+export BUILD
+
+.PHONY: all build deps prepare base patched check demo export reset clean \
+	fuzz asan bench series bisect-check
+
+all: build
+
+deps:
+	@$(SCRIPTS)/deps.sh
+
+prepare: deps
+	@$(SCRIPTS)/prepare.sh
+
+base: prepare
+	@$(SCRIPTS)/build-perf.sh $(BUILD)/src-base $(BUILD)/base
+
+patched: prepare
+	@$(SCRIPTS)/build-perf.sh $(BUILD)/src $(BUILD)/patched
+
+build: base patched
+	@cp $(BUILD)/patched/FEATURE-DUMP $(BUILD)/FEATURE-DUMP
+	@echo "[build] base:    $(BUILD)/base/perf"
+	@echo "[build] patched: $(BUILD)/patched/perf"
+
+check: build
+	@$(SCRIPTS)/check.sh
+
+demo: build
+	@$(SCRIPTS)/demo.sh
+
+export:
+	@$(SCRIPTS)/export-series.sh
+
+reset:
+	@rm -f $(BUILD)/src/.git/series-applied
+	@git -C $(BUILD)/src reset -q --hard base 2>/dev/null || true
+	@$(SCRIPTS)/apply-series.sh
+
+clean:
+	rm -rf $(BUILD)/base $(BUILD)/patched $(BUILD)/src $(BUILD)/src-base

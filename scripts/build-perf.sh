@@ -1,0 +1,27 @@
+#!/bin/bash
+# Build perf from a tree into an output folder, with ccache.
+# Usage: scripts/build-perf.sh SRC_TREE OUT_DIR [extra make args...]
+set -euo pipefail
+STEP=build-perf
+. "$(dirname "$0")/lib.sh"
+
+tree=$1 out=$2
+shift 2
+mkdir -p "$out"
+STEP="build-perf $(basename "$out")"
+
+export CCACHE_DIR=${CCACHE_DIR:-$BUILD/ccache}
+export CCACHE_BASEDIR=$BUILD
+export PATH=/usr/lib/ccache:$PATH
+
+log=$out/build.log
+# libbfd stays off (no BUILD_NONDISTRO), as in distributions' perf.
+if ! make -C "$tree/tools/perf" O="$out" -j"$(nproc)" \
+	PYTHON=/usr/bin/python3 NO_JEVENTS=0 "$@" >"$log" 2>&1; then
+	grep -m 5 -E 'error|Error' "$log" >&2 || tail -n 5 "$log" >&2
+	die "make failed, full log in $log"
+fi
+# perf test finds shell tests next to its binary: make them reachable.
+[ -e "$out/tests/shell" ] || { mkdir -p "$out/tests"; ln -sfn "$tree/tools/perf/tests/shell" "$out/tests/shell"; }
+"$out/perf" version >/dev/null || die "$out/perf does not run"
+note "$("$out/perf" version) -> $out/perf"

@@ -1,0 +1,18 @@
+# Shared helpers for the harness scripts; sourced, not run.
+# shellcheck shell=bash
+
+STEP=${STEP:-harness}
+
+die() {
+	echo "FAILED [$STEP]: $*" >&2
+	exit 1
+}
+
+note() {
+	echo "[$STEP] $*"
+}
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD=${BUILD:-$TOP/build}
+SRC=$BUILD/src
+SRC_BASE=$BUILD/src-base
