@@ -1,0 +1,26 @@
+#!/bin/bash
+# The series in patches/ applies with git am, without fuzz, onto a fresh
+# checkout of the base, and gives exactly the tree that was built.
+set -euo pipefail
+STEP=verify-series
+. "$(dirname "$0")/lib.sh"
+
+wt=$BUILD/verify-series
+git -C "$SRC" worktree remove --force "$wt" >/dev/null 2>&1 || rm -rf "$wt"
+git -C "$SRC" worktree prune
+git -C "$SRC" worktree add -q --detach "$wt" base
+trap 'git -C "$SRC" worktree remove --force "$wt" >/dev/null 2>&1 || true' EXIT
+
+n=0
+while read -r p; do
+	case "$p" in ''|'#'*) continue ;; esac
+	if ! git -C "$wt" am -q "$TOP/patches/$p" >"$BUILD/logs/verify-am.log" 2>&1; then
+		die "$p does not apply to base: $(head -n 1 "$BUILD/logs/verify-am.log")"
+	fi
+	n=$((n + 1))
+done <"$TOP/patches/series"
+
+want=$(git -C "$SRC" rev-parse 'HEAD^{tree}')
+got=$(git -C "$wt" rev-parse 'HEAD^{tree}')
+[ "$want" = "$got" ] || die "patches/ differ from the build tree's commits: run 'make export'"
+note "$n patches apply to base and match the build tree"
