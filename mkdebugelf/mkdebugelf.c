@@ -1,0 +1,622 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mkdebugelf: write an ELF debug file naming the code of a non-ELF image
+ * (a PE DLL, a .NET ReadyToRun image, a runtime's own AOT format), so that
+ * perf, stock or not, names samples in that image in every process.
+ *
+ * perf turns a sample in a file mapping into a file offset (ip - map start +
+ * pgoff) and, for an object it can't read, looks for a debug file such as
+ * /usr/lib/debug/<path>.debug. Symbols at the image's file offsets in a NOBITS
+ * .text whose address equals its file offset come out right, whatever address
+ * the image is mapped at.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <getopt.h>
+#include <libelf.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include "pe.h"
+
+#define ALIGN(x, a)	(((x) + (a) - 1) & ~((uint64_t)(a) - 1))
+
+struct sym {
+	uint64_t offset, size;
+	char *name;
+};
+
+struct syms {
+	struct sym *v;
+	size_t nr, alloc;
+	uint64_t limit;		/* symbols must start below this file offset */
+	unsigned long skipped;
+};
+
+static const char *prog = "mkdebugelf";
+
+static int syms_add(void *arg, uint64_t offset, uint64_t size, const char *name)
+{
+	struct syms *s = arg;
+
+	if (offset >= s->limit || !name[0]) {
+		s->skipped++;
+		return 0;
+	}
+	if (s->nr == s->alloc) {
+		size_t n = s->alloc ? s->alloc * 2 : 256;
+		struct sym *v = realloc(s->v, n * sizeof(*v));
+
+		if (!v)
+			return -1;
+		s->v = v;
+		s->alloc = n;
+	}
+	s->v[s->nr].name = strdup(name);
+	if (!s->v[s->nr].name)
+		return -1;
+	s->v[s->nr].offset = offset;
+	s->v[s->nr].size = size;
+	s->nr++;
+	return 0;
+}
+
+static int sym_cmp(const void *a, const void *b)
+{
+	const struct sym *x = a, *y = b;
+
+	if (x->offset != y->offset)
+		return x->offset < y->offset ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	const struct sym *const *x = a, *const *y = b;
+	int r = strcmp((*x)->name, (*y)->name);
+
+	if (r)
+		return r;
+	return (*x)->offset < (*y)->offset ? -1 : (*x)->offset > (*y)->offset;
+}
+
+/*
+ * Sort by offset, drop exact duplicates (an export that is also a COFF
+ * symbol), give unknown sizes the room up to the next symbol, cut sizes that
+ * run into the next symbol, and make repeated names unique with "#N".
+ */
+static int syms_finish(struct syms *s, const struct pe *pe)
+{
+	struct sym **by_name;
+	char **renamed;
+	size_t i, j;
+	int ret = -1;
+
+	qsort(s->v, s->nr, sizeof(*s->v), sym_cmp);
+	for (i = 0, j = 0; i < s->nr; i++) {
+		if (j && s->v[j - 1].offset == s->v[i].offset &&
+		    !strcmp(s->v[j - 1].name, s->v[i].name)) {
+			if (!s->v[j - 1].size)
+				s->v[j - 1].size = s->v[i].size;
+			free(s->v[i].name);
+			continue;
+		}
+		s->v[j++] = s->v[i];
+	}
+	s->nr = j;
+
+	for (i = 0; i < s->nr; i++) {
+		uint64_t next = i + 1 < s->nr ? s->v[i + 1].offset : s->limit;
+
+		if (pe && pe_code_end(pe, s->v[i].offset) < next)
+			next = pe_code_end(pe, s->v[i].offset);
+		/* Symbols at one offset (aliases) share the next one's start. */
+		for (j = i + 1; j < s->nr && s->v[j].offset == s->v[i].offset; j++)
+			next = j + 1 < s->nr ? s->v[j + 1].offset : s->limit;
+		if (!s->v[i].size || s->v[i].size > next - s->v[i].offset)
+			s->v[i].size = next - s->v[i].offset;
+	}
+
+	by_name = malloc((s->nr ? s->nr : 1) * sizeof(*by_name));
+	renamed = calloc(s->nr ? s->nr : 1, sizeof(*renamed));
+	if (!by_name || !renamed)
+		goto out;
+	for (i = 0; i < s->nr; i++)
+		by_name[i] = &s->v[i];
+	qsort(by_name, s->nr, sizeof(*by_name), name_cmp);
+	for (i = 1, j = 1; i < s->nr; i++) {
+		if (strcmp(by_name[i]->name, by_name[i - 1]->name)) {
+			j = 1;
+			continue;
+		}
+		if (asprintf(&renamed[by_name[i] - s->v], "%s#%zu", by_name[i]->name, ++j) < 0)
+			goto out;
+	}
+	for (i = 0; i < s->nr; i++) {
+		if (renamed[i]) {
+			free(s->v[i].name);
+			s->v[i].name = renamed[i];
+			renamed[i] = NULL;
+		}
+	}
+	ret = 0;
+out:
+	for (i = 0; renamed && i < s->nr; i++)
+		free(renamed[i]);
+	free(renamed);
+	free(by_name);
+	return ret;
+}
+
+static int parse_hex(const char **pp, uint64_t *v)
+{
+	const char *p = *pp;
+	int digits = 0;
+
+	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
+		p += 2;
+	for (*v = 0; ; p++, digits++) {
+		int d;
+
+		if (*p >= '0' && *p <= '9')
+			d = *p - '0';
+		else if (*p >= 'a' && *p <= 'f')
+			d = *p - 'a' + 10;
+		else if (*p >= 'A' && *p <= 'F')
+			d = *p - 'A' + 10;
+		else
+			break;
+		if (*v >> 60)
+			return -1;
+		*v = *v << 4 | d;
+	}
+	if (!digits || (*p != ' ' && *p != '\t'))
+		return -1;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	*pp = p;
+	return 0;
+}
+
+/*
+ * "OFFSET SIZE name" lines, or with @rva "RVA SIZE name" (crossgen2's
+ * --perfmap): its header pseudo-records (RVAs 0xFFFFFFFB-0xFFFFFFFF, size 0)
+ * are recognised and skipped.
+ */
+static int read_map(const char *path, struct syms *s, const struct pe *pe, int rva)
+{
+	unsigned long bad = 0, header = 0, lineno = 0;
+	FILE *f = fopen(path, "r");
+	char *line = NULL;
+	size_t n = 0;
+	ssize_t len;
+
+	if (!f) {
+		fprintf(stderr, "%s: cannot open %s: %s\n", prog, path, strerror(errno));
+		return -1;
+	}
+	while ((len = getline(&line, &n, f)) > 0) {
+		uint64_t start, size;
+		const char *p = line;
+		int64_t off;
+
+		lineno++;
+		while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+			line[--len] = '\0';
+		if (strlen(line) != (size_t)len || parse_hex(&p, &start) ||
+		    parse_hex(&p, &size) || !*p) {
+			bad++;
+			continue;
+		}
+		if (rva && start >= 0xfffffffbULL && start <= 0xffffffffULL && !size) {
+			header++;
+			continue;
+		}
+		if (!size || start + size < start) {
+			bad++;
+			continue;
+		}
+		off = rva ? pe_rva_to_offset(pe, start) : (int64_t)start;
+		if (off < 0) {
+			s->skipped++;
+			continue;
+		}
+		if (syms_add(s, off, size, p)) {
+			free(line);
+			fclose(f);
+			return -1;
+		}
+	}
+	free(line);
+	fclose(f);
+	if (bad)
+		fprintf(stderr, "%s: %s: skipped %lu malformed of %lu lines\n", prog, path, bad,
+			lineno);
+	if (header)
+		fprintf(stderr, "%s: %s: skipped %lu crossgen2 header records\n", prog, path,
+			header);
+	return 0;
+}
+
+static int pe_machine(uint16_t m, int *em, int *class)
+{
+	switch (m) {
+	case 0x8664: *em = EM_X86_64; *class = ELFCLASS64; return 0;
+	case 0x014c: *em = EM_386; *class = ELFCLASS32; return 0;
+	case 0xaa64: *em = EM_AARCH64; *class = ELFCLASS64; return 0;
+	case 0x01c0: case 0x01c2: case 0x01c4: *em = EM_ARM; *class = ELFCLASS32; return 0;
+	default: return -1;
+	}
+}
+
+static int named_machine(const char *name, int *em, int *class)
+{
+	if (!strcmp(name, "x86_64")) {
+		*em = EM_X86_64; *class = ELFCLASS64;
+	} else if (!strcmp(name, "i386") || !strcmp(name, "i686")) {
+		*em = EM_386; *class = ELFCLASS32;
+	} else if (!strcmp(name, "aarch64") || !strcmp(name, "arm64")) {
+		*em = EM_AARCH64; *class = ELFCLASS64;
+	} else if (!strncmp(name, "arm", 3)) {
+		*em = EM_ARM; *class = ELFCLASS32;
+	} else {
+		return -1;
+	}
+	return 0;
+}
+
+static Elf_Scn *new_section(Elf *e, const char *name, size_t *shstr_off, char *shstr,
+			    Elf64_Word type, Elf64_Xword flags)
+{
+	Elf_Scn *scn = elf_newscn(e);
+	GElf_Shdr shdr;
+
+	if (!scn || !gelf_getshdr(scn, &shdr))
+		return NULL;
+	shdr.sh_name = *shstr_off;
+	shdr.sh_type = type;
+	shdr.sh_flags = flags;
+	strcpy(shstr + *shstr_off, name);
+	*shstr_off += strlen(name) + 1;
+	if (!gelf_update_shdr(scn, &shdr))
+		return NULL;
+	return scn;
+}
+
+static int add_data(Elf_Scn *scn, void *buf, size_t size, Elf_Type type, size_t align)
+{
+	Elf_Data *d = elf_newdata(scn);
+
+	if (!d)
+		return -1;
+	d->d_buf = buf;
+	d->d_size = size;
+	d->d_type = type;
+	d->d_align = align;
+	d->d_version = EV_CURRENT;
+	return 0;
+}
+
+static int write_elf(const char *out, const struct syms *s, int em, int class)
+{
+	char shstr[64] = "";
+	size_t shstr_off = 1, str_size = 1, i;
+	uint64_t off;
+	Elf_Scn *text, *symtab, *strtab, *shstrtab;
+	GElf_Shdr shdr;
+	GElf_Ehdr ehdr;
+	void *syms = NULL;
+	char *str = NULL;
+	int fd, ret = -1;
+	size_t symsz = class == ELFCLASS64 ? sizeof(Elf64_Sym) : sizeof(Elf32_Sym);
+	Elf *e;
+
+	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		fprintf(stderr, "%s: cannot write %s: %s\n", prog, out, strerror(errno));
+		return -1;
+	}
+	e = elf_begin(fd, ELF_C_WRITE, NULL);
+	if (!e || !gelf_newehdr(e, class) || !gelf_getehdr(e, &ehdr))
+		goto out;
+	ehdr.e_ident[EI_DATA] = ELFDATA2LSB;
+	ehdr.e_ident[EI_VERSION] = EV_CURRENT;
+	ehdr.e_type = ET_DYN;
+	ehdr.e_machine = em;
+	ehdr.e_version = EV_CURRENT;
+
+	text = new_section(e, ".text", &shstr_off, shstr, SHT_NOBITS,
+			   SHF_ALLOC | SHF_EXECINSTR);
+	symtab = new_section(e, ".symtab", &shstr_off, shstr, SHT_SYMTAB, 0);
+	strtab = new_section(e, ".strtab", &shstr_off, shstr, SHT_STRTAB, 0);
+	shstrtab = new_section(e, ".shstrtab", &shstr_off, shstr, SHT_STRTAB, 0);
+	if (!text || !symtab || !strtab || !shstrtab)
+		goto out;
+	ehdr.e_shstrndx = elf_ndxscn(shstrtab);
+	if (!gelf_update_ehdr(e, &ehdr))
+		goto out;
+
+	for (i = 0; i < s->nr; i++)
+		str_size += strlen(s->v[i].name) + 1;
+	str = calloc(1, str_size);
+	syms = calloc(s->nr + 1, symsz);
+	if (!str || !syms)
+		goto out;
+	str_size = 1;
+	for (i = 0; i < s->nr; i++) {
+		GElf_Sym sym = {
+			.st_name = str_size,
+			.st_value = s->v[i].offset,
+			.st_size = s->v[i].size,
+			.st_info = GELF_ST_INFO(STB_GLOBAL, STT_FUNC),
+			.st_shndx = elf_ndxscn(text),
+		};
+
+		strcpy(str + str_size, s->v[i].name);
+		str_size += strlen(s->v[i].name) + 1;
+		if (class == ELFCLASS64) {
+			Elf64_Sym *t = (Elf64_Sym *)syms + i + 1;
+
+			t->st_name = sym.st_name;
+			t->st_value = sym.st_value;
+			t->st_size = sym.st_size;
+			t->st_info = sym.st_info;
+			t->st_shndx = sym.st_shndx;
+		} else {
+			Elf32_Sym *t = (Elf32_Sym *)syms + i + 1;
+
+			t->st_name = sym.st_name;
+			t->st_value = sym.st_value;
+			t->st_size = sym.st_size;
+			t->st_info = sym.st_info;
+			t->st_shndx = sym.st_shndx;
+		}
+	}
+
+	if (add_data(symtab, syms, (s->nr + 1) * symsz, ELF_T_SYM, 8) ||
+	    add_data(strtab, str, str_size, ELF_T_BYTE, 1) ||
+	    add_data(shstrtab, shstr, shstr_off, ELF_T_BYTE, 1))
+		goto out;
+
+	/*
+	 * Lay the file out here, so that .text (NOBITS, covering the image) can
+	 * have its address equal to its offset: perf then takes the symbol
+	 * values as they are, file offsets in the image.
+	 */
+	elf_flagelf(e, ELF_C_SET, ELF_F_LAYOUT);
+	off = class == ELFCLASS64 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr);
+	off = ALIGN(off, 16);
+	gelf_getshdr(text, &shdr);
+	shdr.sh_offset = shdr.sh_addr = off;
+	shdr.sh_size = s->limit;
+	shdr.sh_addralign = 16;
+	gelf_update_shdr(text, &shdr);
+
+	off = ALIGN(off, 8);
+	gelf_getshdr(symtab, &shdr);
+	shdr.sh_offset = off;
+	shdr.sh_size = (s->nr + 1) * symsz;
+	shdr.sh_link = elf_ndxscn(strtab);
+	shdr.sh_info = 1;
+	shdr.sh_entsize = symsz;
+	shdr.sh_addralign = 8;
+	gelf_update_shdr(symtab, &shdr);
+	off += shdr.sh_size;
+
+	gelf_getshdr(strtab, &shdr);
+	shdr.sh_offset = off;
+	shdr.sh_size = str_size;
+	shdr.sh_addralign = 1;
+	gelf_update_shdr(strtab, &shdr);
+	off += str_size;
+
+	gelf_getshdr(shstrtab, &shdr);
+	shdr.sh_offset = off;
+	shdr.sh_size = shstr_off;
+	shdr.sh_addralign = 1;
+	gelf_update_shdr(shstrtab, &shdr);
+	off += shstr_off;
+
+	gelf_getehdr(e, &ehdr);
+	ehdr.e_shoff = ALIGN(off, 8);
+	gelf_update_ehdr(e, &ehdr);
+	if (elf_update(e, ELF_C_WRITE) < 0)
+		goto out;
+	ret = 0;
+out:
+	if (ret)
+		fprintf(stderr, "%s: cannot write %s: %s\n", prog, out, elf_errmsg(-1));
+	if (e)
+		elf_end(e);
+	close(fd);
+	free(syms);
+	free(str);
+	if (ret)
+		unlink(out);
+	return ret;
+}
+
+static int mkdir_parents(char *path)
+{
+	char *p;
+
+	for (p = strchr(path + 1, '/'); p; p = strchr(p + 1, '/')) {
+		*p = '\0';
+		if (mkdir(path, 0755) && errno != EEXIST) {
+			fprintf(stderr, "%s: cannot create %s: %s\n", prog, path, strerror(errno));
+			*p = '/';
+			return -1;
+		}
+		*p = '/';
+	}
+	return 0;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: %s [options] IMAGE\n"
+"Write an ELF debug file naming the code in IMAGE at its file offsets, which\n"
+"perf reads for samples in IMAGE, whatever address it is mapped at.\n"
+"\n"
+"Symbols (from the PE export and COFF symbol tables by default):\n"
+"  --map FILE        from FILE's \"OFFSET SIZE name\" lines (hex file offsets)\n"
+"  --rva             FILE's values are RVAs, as crossgen2 --perfmap writes them\n"
+"  --no-pe           with --map, ignore IMAGE's own PE tables\n"
+"Output (one of):\n"
+"  -o, --output OUT  write the debug file to OUT\n"
+"  --install         write it where perf looks: /usr/lib/debug/<IMAGE path>.debug\n"
+"  --root DIR        with --install: under DIR, for 'perf report --symfs DIR'\n"
+"Other:\n"
+"  -m, --machine M   x86_64, i386, aarch64 or arm, for non-PE images\n"
+"                    (default: this machine's)\n"
+"  -v, --verbose     print the symbols written\n", prog);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "map", required_argument, NULL, 'M' },
+		{ "rva", no_argument, NULL, 'r' },
+		{ "no-pe", no_argument, NULL, 'n' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "install", no_argument, NULL, 'i' },
+		{ "root", required_argument, NULL, 'R' },
+		{ "machine", required_argument, NULL, 'm' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *map = NULL, *out = NULL, *root = NULL, *machine = NULL, *err;
+	int rva = 0, no_pe = 0, install = 0, verbose = 0, em, class, c, fd, ret = 1;
+	char image[PATH_MAX], *path = NULL;
+	struct syms s = { 0 };
+	struct pe pe = { 0 };
+	struct utsname uts;
+	const uint8_t *buf;
+	int is_pe = 0;
+	struct stat st;
+	size_t i;
+
+	while ((c = getopt_long(argc, argv, "o:m:vh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'M': map = optarg; break;
+		case 'r': rva = 1; break;
+		case 'n': no_pe = 1; break;
+		case 'o': out = optarg; break;
+		case 'i': install = 1; break;
+		case 'R': root = optarg; break;
+		case 'm': machine = optarg; break;
+		case 'v': verbose = 1; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind != argc - 1 || (!out == !install) || (root && !install) ||
+	    ((rva || no_pe) && !map)) {
+		usage(stderr);
+		return 2;
+	}
+	if (elf_version(EV_CURRENT) == EV_NONE) {
+		fprintf(stderr, "%s: libelf: %s\n", prog, elf_errmsg(-1));
+		return 1;
+	}
+	if (!realpath(argv[optind], image)) {
+		fprintf(stderr, "%s: %s: %s\n", prog, argv[optind], strerror(errno));
+		return 1;
+	}
+
+	fd = open(image, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size == 0) {
+		fprintf(stderr, "%s: %s: not a readable, non-empty regular file\n", prog, image);
+		return 1;
+	}
+	buf = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (buf == MAP_FAILED) {
+		fprintf(stderr, "%s: cannot map %s: %s\n", prog, image, strerror(errno));
+		return 1;
+	}
+	if (st.st_size >= 4 && !memcmp(buf, ELFMAG, SELFMAG)) {
+		fprintf(stderr, "%s: %s is ELF: perf reads its symbols itself\n", prog, image);
+		goto out;
+	}
+	s.limit = st.st_size;
+
+	is_pe = !no_pe && pe_open(&pe, buf, st.st_size, &err) == 0;
+	if (!map && !is_pe) {
+		fprintf(stderr, "%s: %s: %s; give its symbols with --map\n", prog, image, err);
+		goto out;
+	}
+	if (rva && !is_pe) {
+		fprintf(stderr, "%s: --rva needs a PE image: %s: %s\n", prog, image,
+			no_pe ? "--no-pe given" : err);
+		goto out;
+	}
+
+	if (is_pe && pe_machine(pe.machine, &em, &class) == 0 && !machine) {
+		/* the image's own */
+	} else {
+		if (!machine) {
+			uname(&uts);
+			machine = uts.machine;
+		}
+		if (named_machine(machine, &em, &class)) {
+			fprintf(stderr, "%s: unknown machine %s\n", prog, machine);
+			goto out;
+		}
+	}
+
+	if (map) {
+		if (read_map(map, &s, is_pe ? &pe : NULL, rva))
+			goto out;
+	} else {
+		int nr_exp = pe_exports(&pe, syms_add, &s);
+		int nr_coff = pe_coff_symbols(&pe, syms_add, &s);
+
+		if (nr_exp < 0)
+			fprintf(stderr, "%s: %s: corrupt export table, not used\n", prog, image);
+		if (nr_coff < 0)
+			fprintf(stderr, "%s: %s: corrupt COFF symbol table, not used\n", prog,
+				image);
+	}
+	if (s.skipped)
+		fprintf(stderr, "%s: skipped %lu symbols outside the image's code\n", prog,
+			s.skipped);
+	if (syms_finish(&s, is_pe ? &pe : NULL))
+		goto out;
+	if (!s.nr) {
+		fprintf(stderr, "%s: no symbols for %s\n", prog, image);
+		goto out;
+	}
+
+	if (install) {
+		if (asprintf(&path, "%s/usr/lib/debug%s.debug", root ? root : "", image) < 0 ||
+		    mkdir_parents(path))
+			goto out;
+		out = path;
+	}
+	if (write_elf(out, &s, em, class))
+		goto out;
+	if (verbose) {
+		for (i = 0; i < s.nr; i++)
+			printf("%#10llx %#8llx %s\n", (unsigned long long)s.v[i].offset,
+			       (unsigned long long)s.v[i].size, s.v[i].name);
+	}
+	printf("%s: %zu symbols\n", out, s.nr);
+	ret = 0;
+out:
+	for (i = 0; i < s.nr; i++)
+		free(s.v[i].name);
+	free(s.v);
+	free(path);
+	pe_close(&pe);
+	munmap((void *)buf, st.st_size);
+	return ret;
+}

@@ -1,0 +1,267 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * PE/PE32+ reader: every read is checked against the file size, so a
+ * truncated or hostile image gives an error, never an out of bounds access.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "pe.h"
+
+#define SCN_CNT_CODE		0x00000020
+#define SCN_MEM_EXECUTE		0x20000000
+#define COFF_SYM_SIZE		18
+#define COFF_DTYPE_FUNCTION	0x20
+#define COFF_CLASS_EXTERNAL	2
+#define COFF_CLASS_STATIC	3
+#define MAX_NAME		4096
+
+static int rd16(const struct pe *pe, uint64_t off, uint16_t *v)
+{
+	if (off > pe->len || pe->len - off < 2)
+		return -1;
+	*v = pe->buf[off] | pe->buf[off + 1] << 8;
+	return 0;
+}
+
+static int rd32(const struct pe *pe, uint64_t off, uint32_t *v)
+{
+	if (off > pe->len || pe->len - off < 4)
+		return -1;
+	*v = (uint32_t)pe->buf[off] | (uint32_t)pe->buf[off + 1] << 8 |
+	     (uint32_t)pe->buf[off + 2] << 16 | (uint32_t)pe->buf[off + 3] << 24;
+	return 0;
+}
+
+/* A NUL terminated string at @off, inside the file and not too long. */
+static const char *rdstr(const struct pe *pe, uint64_t off)
+{
+	const void *nul;
+
+	if (off >= pe->len)
+		return NULL;
+	nul = memchr(pe->buf + off, '\0', pe->len - off < MAX_NAME ? pe->len - off : MAX_NAME);
+	if (!nul || nul == pe->buf + off)
+		return NULL;
+	return (const char *)pe->buf + off;
+}
+
+int pe_open(struct pe *pe, const uint8_t *buf, size_t len, const char **err)
+{
+	uint32_t lfanew, sig, nr_dirs;
+	uint16_t magic, nr_sections, opt_size, mz;
+	uint64_t coff, opt, sect;
+	unsigned int i;
+
+	memset(pe, 0, sizeof(*pe));
+	pe->buf = buf;
+	pe->len = len;
+
+	*err = "not a PE image (no MZ header)";
+	if (rd16(pe, 0, &mz) || mz != 0x5a4d || rd32(pe, 0x3c, &lfanew))
+		return -1;
+	*err = "not a PE image (no PE signature)";
+	if (rd32(pe, lfanew, &sig) || sig != 0x00004550)
+		return -1;
+
+	*err = "truncated PE headers";
+	coff = (uint64_t)lfanew + 4;
+	if (rd16(pe, coff, &pe->machine) || rd16(pe, coff + 2, &nr_sections) ||
+	    rd32(pe, coff + 8, &pe->symtab_offset) || rd32(pe, coff + 12, &pe->nr_syms) ||
+	    rd16(pe, coff + 16, &opt_size))
+		return -1;
+
+	opt = coff + 20;
+	if (rd16(pe, opt, &magic))
+		return -1;
+	*err = "unknown PE optional header magic";
+	if (magic != 0x10b && magic != 0x20b)
+		return -1;
+	pe->is_64 = magic == 0x20b;
+
+	/* The data directories: number, then the export table's RVA and size. */
+	*err = "truncated PE optional header";
+	if (rd32(pe, opt + (pe->is_64 ? 108 : 92), &nr_dirs))
+		return -1;
+	if (nr_dirs > 0 && (uint64_t)(pe->is_64 ? 112 : 96) + 8 <= opt_size) {
+		if (rd32(pe, opt + (pe->is_64 ? 112 : 96), &pe->export_rva) ||
+		    rd32(pe, opt + (pe->is_64 ? 116 : 100), &pe->export_size))
+			return -1;
+	}
+
+	sect = opt + opt_size;
+	*err = "section table outside the file";
+	if (sect > len || (len - sect) / 40 < nr_sections)
+		return -1;
+	pe->sections = calloc(nr_sections ? nr_sections : 1, sizeof(*pe->sections));
+	*err = "out of memory";
+	if (!pe->sections)
+		return -1;
+	pe->nr_sections = nr_sections;
+	for (i = 0; i < nr_sections; i++) {
+		struct pe_section *s = &pe->sections[i];
+		uint64_t o = sect + (uint64_t)i * 40;
+
+		memcpy(s->name, buf + o, 8);
+		rd32(pe, o + 8, &s->vsize);
+		rd32(pe, o + 12, &s->vaddr);
+		rd32(pe, o + 16, &s->raw_size);
+		rd32(pe, o + 20, &s->raw_offset);
+		rd32(pe, o + 36, &s->flags);
+		/* Raw data past the end of the file: keep what is there. */
+		if (s->raw_offset > len)
+			s->raw_size = 0;
+		else if (len - s->raw_offset < s->raw_size)
+			s->raw_size = len - s->raw_offset;
+	}
+	*err = NULL;
+	return 0;
+}
+
+void pe_close(struct pe *pe)
+{
+	free(pe->sections);
+	pe->sections = NULL;
+}
+
+int64_t pe_rva_to_offset(const struct pe *pe, uint64_t rva)
+{
+	unsigned int i;
+
+	for (i = 0; i < pe->nr_sections; i++) {
+		const struct pe_section *s = &pe->sections[i];
+
+		if (rva >= s->vaddr && rva - s->vaddr < s->raw_size)
+			return s->raw_offset + (rva - s->vaddr);
+	}
+	return -1;
+}
+
+static const struct pe_section *code_section(const struct pe *pe, uint64_t offset)
+{
+	unsigned int i;
+
+	for (i = 0; i < pe->nr_sections; i++) {
+		const struct pe_section *s = &pe->sections[i];
+
+		if ((s->flags & (SCN_CNT_CODE | SCN_MEM_EXECUTE)) &&
+		    offset >= s->raw_offset && offset - s->raw_offset < s->raw_size)
+			return s;
+	}
+	return NULL;
+}
+
+int pe_offset_is_code(const struct pe *pe, uint64_t offset)
+{
+	return code_section(pe, offset) != NULL;
+}
+
+uint64_t pe_code_end(const struct pe *pe, uint64_t offset)
+{
+	const struct pe_section *s = code_section(pe, offset);
+
+	return s ? (uint64_t)s->raw_offset + s->raw_size : offset;
+}
+
+int pe_exports(const struct pe *pe, pe_sym_cb cb, void *arg)
+{
+	uint32_t nr_funcs, nr_names, funcs, names, ordinals;
+	int64_t dir, f_off, n_off, o_off;
+	uint32_t i;
+	int nr = 0;
+
+	if (!pe->export_rva)
+		return 0;
+	dir = pe_rva_to_offset(pe, pe->export_rva);
+	if (dir < 0 || rd32(pe, dir + 20, &nr_funcs) || rd32(pe, dir + 24, &nr_names) ||
+	    rd32(pe, dir + 28, &funcs) || rd32(pe, dir + 32, &names) ||
+	    rd32(pe, dir + 36, &ordinals))
+		return -1;
+
+	f_off = pe_rva_to_offset(pe, funcs);
+	n_off = pe_rva_to_offset(pe, names);
+	o_off = pe_rva_to_offset(pe, ordinals);
+	if (nr_names && (f_off < 0 || n_off < 0 || o_off < 0))
+		return -1;
+
+	for (i = 0; i < nr_names; i++) {
+		uint32_t name_rva, func_rva;
+		uint16_t ord;
+		const char *name;
+		int64_t name_off, code;
+
+		if (rd32(pe, n_off + 4ULL * i, &name_rva) || rd16(pe, o_off + 2ULL * i, &ord))
+			return -1;
+		if (ord >= nr_funcs || rd32(pe, f_off + 4ULL * ord, &func_rva))
+			continue;
+		/* Forwarders point back into the export directory. */
+		if (func_rva >= pe->export_rva && func_rva - pe->export_rva < pe->export_size)
+			continue;
+		name_off = pe_rva_to_offset(pe, name_rva);
+		name = name_off < 0 ? NULL : rdstr(pe, name_off);
+		code = pe_rva_to_offset(pe, func_rva);
+		if (!name || code < 0 || !pe_offset_is_code(pe, code))
+			continue;
+		if (cb(arg, code, 0, name))
+			return -1;
+		nr++;
+	}
+	return nr;
+}
+
+int pe_coff_symbols(const struct pe *pe, pe_sym_cb cb, void *arg)
+{
+	uint64_t strtab, end;
+	uint32_t i, strtab_size;
+	int nr = 0;
+
+	if (!pe->symtab_offset || !pe->nr_syms)
+		return 0;
+	strtab = (uint64_t)pe->symtab_offset + (uint64_t)pe->nr_syms * COFF_SYM_SIZE;
+	if (strtab > pe->len || rd32(pe, strtab, &strtab_size))
+		return -1;
+	end = strtab + strtab_size;
+	if (end > pe->len)
+		end = pe->len;
+
+	for (i = 0; i < pe->nr_syms; i++) {
+		uint64_t o = (uint64_t)pe->symtab_offset + (uint64_t)i * COFF_SYM_SIZE;
+		const uint8_t *s = pe->buf + o;
+		uint32_t value = 0, zeroes = 0, str_off = 0;
+		uint16_t type = 0, sec = 0;
+		char short_name[9];
+		const char *name;
+		int secnum;
+		int64_t code;
+		uint8_t class = s[16], naux = s[17];
+
+		rd32(pe, o, &zeroes);
+		rd32(pe, o + 4, &str_off);
+		rd32(pe, o + 8, &value);
+		rd16(pe, o + 12, &sec);
+		rd16(pe, o + 14, &type);
+		secnum = (int16_t)sec;
+		i += naux;
+
+		if ((class != COFF_CLASS_EXTERNAL && class != COFF_CLASS_STATIC) ||
+		    (type & 0x30) != COFF_DTYPE_FUNCTION ||
+		    secnum <= 0 || (unsigned int)secnum > pe->nr_sections)
+			continue;
+
+		if (zeroes == 0) {
+			if (strtab + str_off >= end)
+				continue;
+			name = rdstr(pe, strtab + str_off);
+		} else {
+			memcpy(short_name, s, 8);
+			short_name[8] = '\0';
+			name = short_name[0] ? short_name : NULL;
+		}
+		code = pe_rva_to_offset(pe, (uint64_t)pe->sections[secnum - 1].vaddr + value);
+		if (!name || code < 0 || !pe_offset_is_code(pe, code))
+			continue;
+		if (cb(arg, code, 0, name))
+			return -1;
+		nr++;
+	}
+	return nr;
+}

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A bounds-checked reader for the parts of PE/PE32+ images that name code:
+ * the section table, the export table and the COFF symbol table.
+ */
+#ifndef MKDEBUGELF_PE_H
+#define MKDEBUGELF_PE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct pe_section {
+	char name[9];
+	uint32_t vaddr;		/* RVA */
+	uint32_t vsize;
+	uint32_t raw_size;
+	uint32_t raw_offset;	/* file offset */
+	uint32_t flags;
+};
+
+struct pe {
+	const uint8_t *buf;
+	size_t len;
+	uint16_t machine;
+	int is_64;
+	unsigned int nr_sections;
+	struct pe_section *sections;
+	uint32_t export_rva, export_size;
+	uint32_t symtab_offset, nr_syms;
+};
+
+/* A symbol found in the image: a file offset, a size (0 if unknown). */
+typedef int (*pe_sym_cb)(void *arg, uint64_t offset, uint64_t size, const char *name);
+
+/* Returns 0, or -1 with *err set to a static message. */
+int pe_open(struct pe *pe, const uint8_t *buf, size_t len, const char **err);
+void pe_close(struct pe *pe);
+
+/* The file offset of @rva in a section's file data, or -1. */
+int64_t pe_rva_to_offset(const struct pe *pe, uint64_t rva);
+/* Is the file offset inside an executable section's data? */
+int pe_offset_is_code(const struct pe *pe, uint64_t offset);
+/* One past the last byte of the executable section holding @offset. */
+uint64_t pe_code_end(const struct pe *pe, uint64_t offset);
+
+/* Named exports of code, then COFF function symbols. Return the count or -1. */
+int pe_exports(const struct pe *pe, pe_sym_cb cb, void *arg);
+int pe_coff_symbols(const struct pe *pe, pe_sym_cb cb, void *arg);
+
+#endif
