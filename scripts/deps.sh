@@ -10,7 +10,8 @@ libelf-dev libdw-dev libunwind-dev libslang2-dev libtraceevent-dev
 libcap-dev libnuma-dev libzstd-dev liblzma-dev zlib1g-dev libperl-dev
 python3-dev libbabeltrace-dev libssl-dev systemtap-sdt-dev libpfm4-dev
 libcapstone-dev libdebuginfod-dev clang llvm lld
-shellcheck codespell strace valgrind hyperfine time"
+shellcheck codespell strace valgrind hyperfine time
+gcc-mingw-w64-x86-64-win32 binutils-mingw-w64-x86-64 util-linux procps"
 [ $# -gt 0 ] && PKGS="$PKGS $*"
 
 missing=

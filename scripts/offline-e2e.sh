@@ -1,0 +1,47 @@
+#!/bin/bash
+# End to end for mkdebugelf: two processes run the AOT-style workload from one
+# non-ELF image at different addresses and leave no perf map; a debug file
+# written from an offline map of the image makes both stock and patched perf
+# name their samples.
+set -euo pipefail
+STEP=offline-e2e
+. "$(dirname "$0")/lib.sh"
+
+tool=$BUILD/mkdebugelf/mkdebugelf
+patched=$BUILD/patched/perf
+out=$BUILD/offline-e2e
+rm -rf "$out"
+mkdir -p "$out"
+make -s -C "$TOP/mkdebugelf" O="$BUILD/mkdebugelf" || die "cannot build mkdebugelf"
+
+"$patched" record -q -o "$out/perf.data" -e cpu-clock -- sh -c "
+	$patched test -w mapimage 1 $out/app.img 0 &
+	$patched test -w mapimage 1 $out/app.img 16 &
+	wait" >/dev/null 2>"$out/record.err" ||
+	die "perf record failed: $(head -n 1 "$out/record.err")"
+
+pids=$("$patched" script -i "$out/perf.data" -F pid,ip,dso 2>/dev/null |
+	awk '/app\.img/ { print $1 }' | sort -u)
+[ "$(echo "$pids" | wc -w)" = 2 ] || die "expected samples in app.img from 2 processes, got: $pids"
+for pid in $pids; do
+	[ ! -e "/tmp/perf-$pid.map" ] || die "/tmp/perf-$pid.map is still there: not an offline test"
+done
+
+# The workload's layout: three 0x100 byte functions from file offset 0x1000.
+printf '1000 100 mapimage_one\n1100 100 mapimage_two\n1200 100 mapimage_four\n' >"$out/app.map"
+"$tool" --map "$out/app.map" --install --root "$out/symfs" "$out/app.img"
+
+for v in base patched; do
+	"$BUILD/$v/perf" report -i "$out/perf.data" --symfs "$out/symfs" --stdio -q \
+		--sort pid,dso,sym 2>/dev/null >"$out/report-$v.txt"
+	for pid in $pids; do
+		for f in mapimage_one mapimage_two mapimage_four; do
+			grep -q "$pid:.*app\.img .*\[\.\] $f\$" "$out/report-$v.txt" ||
+				die "$v perf does not name $f in process $pid (see $out/report-$v.txt)"
+		done
+	done
+	if grep -q 'app\.img .*\[\.\] 0x' "$out/report-$v.txt"; then
+		die "$v perf leaves raw offsets in app.img (see $out/report-$v.txt)"
+	fi
+	note "$v perf names every app.img sample of both processes"
+done
