@@ -43,3 +43,13 @@ reset:
 
 clean:
 	rm -rf $(BUILD)/base $(BUILD)/patched $(BUILD)/src $(BUILD)/src-base
+
+# The patched perf built with clang, ASan and UBSan, running the series' tests.
+asan: prepare
+	@$(SCRIPTS)/asan.sh
+
+fuzz: asan
+	@$(SCRIPTS)/fuzz.sh $(FUZZ_RUNS)
+
+bench: build
+	@$(CURDIR)/bench/run.sh

@@ -1,0 +1,149 @@
+#!/bin/bash
+# make bench: measure the perf map fallback against perf's own anonymous-memory
+# perf map path, and the patched perf against stock perf on an ELF-only
+# profile. Writes bench/RESULTS.md. Runs are interleaved and repeated; medians
+# with min and max are reported, and ratios are taken within one run.
+set -euo pipefail
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${BUILD:-$TOP/build}
+base=$BUILD/base/perf patched=$BUILD/patched/perf
+out=$BUILD/bench
+RUNS=${RUNS:-5}
+M=${M:-4}
+results=$TOP/bench/RESULTS.md
+rm -rf "$out"
+mkdir -p "$out"
+gcc -O1 -Wall -o "$out/mkprofile" "$TOP/bench/mkprofile.c" || { echo "FAILED [bench]: cannot build mkprofile"; exit 1; }
+
+pids_all=""
+cleanup() { for p in $pids_all; do rm -f "/tmp/perf-$p.map"; done; }
+trap cleanup EXIT
+
+# stats FILE: "median min max" of the numbers in FILE, one a line.
+stats() { sort -g "$1" | awk '{ v[NR] = $1 } END { printf "%s %s %s\n", v[int((NR + 1) / 2)], v[1], v[NR] }'; }
+
+# measure PERF DATA TAG: RUNS timed reports, seconds and KiB appended to TAG files.
+measure() {
+	/usr/bin/time -f "%e %M" -o "$out/t" "$1" report -i "$2" --stdio -q --sort dso,sym \
+		>/dev/null 2>&1
+	read -r s kb <"$out/t"
+	echo "$s" >>"$out/$3.s"
+	echo "$kb" >>"$out/$3.kb"
+}
+
+echo "[bench] P1: fallback (file) against anonymous memory (anon), M=$M processes"
+table="| N images | K lines | fallback s (min-max) | anon s (min-max) | ratio | fallback RSS MiB | anon RSS MiB | RSS ratio |
+|---:|---:|---|---|---:|---:|---:|---:|"
+for n in 1 10 100; do
+	for k in 1000 100000; do
+		for kind in file anon; do
+			d=$out/p1-$kind-$n-$k
+			mkdir -p "$d"
+			"$patched" record -q -o "$d/perf.data" -e cpu-clock -- \
+				"$out/mkprofile" "$kind" "$M" "$n" "$k" 1 "$d" >"$d/pids" 2>/dev/null
+			pids_all="$pids_all $(cat "$d/pids")"
+		done
+		for _ in $(seq "$RUNS"); do
+			for kind in file anon; do
+				measure "$patched" "$out/p1-$kind-$n-$k/perf.data" "p1-$kind-$n-$k"
+			done
+		done
+		read -r fs fmin fmax < <(stats "$out/p1-file-$n-$k.s")
+		read -r as amin amax < <(stats "$out/p1-anon-$n-$k.s")
+		read -r fkb _ _ < <(stats "$out/p1-file-$n-$k.kb")
+		read -r akb _ _ < <(stats "$out/p1-anon-$n-$k.kb")
+		row=$(awk -v n="$n" -v k="$k" -v fs="$fs" -v fmin="$fmin" -v fmax="$fmax" \
+			-v as="$as" -v amin="$amin" -v amax="$amax" -v fkb="$fkb" -v akb="$akb" 'BEGIN {
+			printf "| %d | %d | %.2f (%.2f-%.2f) | %.2f (%.2f-%.2f) | %.3f | %.1f | %.1f | %.3f |",
+				n, k, fs, fmin, fmax, as, amin, amax, fs / as, fkb / 1024, akb / 1024, fkb / akb }')
+		echo "  $row"
+		table="$table
+$row"
+	done
+done
+
+echo "[bench] P3: opens of each perf map during one report (strace)"
+d=$out/p1-file-100-1000
+strace -f -qq -e trace=openat -o "$out/strace.txt" "$patched" report -i "$d/perf.data" \
+	--stdio -q >/dev/null 2>&1 || true
+p3="| pid | opens of /tmp/perf-PID.map |
+|---:|---:|"
+for p in $(cat "$d/pids"); do
+	c=$(grep -c "\"/tmp/perf-$p.map\"" "$out/strace.txt" || true)
+	p3="$p3
+| $p | $c |"
+done
+echo "$p3" | sed 's/^/  /'
+
+echo "[bench] P2: an ELF-only profile (compiling mkdebugelf 20 times), stock against patched"
+d=$out/p2
+mkdir -p "$d"
+"$patched" record -q -o "$d/perf.data" -e cpu-clock -- sh -c "
+	for i in \$(seq 20); do gcc -O2 -c -o $d/x.o $TOP/mkdebugelf/mkdebugelf.c; done" >/dev/null 2>&1
+for _ in $(seq "$RUNS"); do
+	measure "$base" "$d/perf.data" p2-base
+	measure "$patched" "$d/perf.data" p2-patched
+done
+for v in base patched; do
+	valgrind --tool=callgrind --callgrind-out-file="$d/cg.$v" "$BUILD/$v/perf" report \
+		-i "$d/perf.data" --stdio -q --sort dso,sym >/dev/null 2>"$d/cg.$v.err" || true
+done
+ir() { grep -m1 '^summary:' "$1" | awk '{ print $2 }'; }
+ib=$(ir "$d/cg.base") ip=$(ir "$d/cg.patched")
+read -r bs bmin bmax < <(stats "$out/p2-base.s")
+read -r ps pmin pmax < <(stats "$out/p2-patched.s")
+read -r bkb _ _ < <(stats "$out/p2-base.kb")
+read -r pkb _ _ < <(stats "$out/p2-patched.kb")
+nsamples=$("$patched" report -i "$d/perf.data" --stdio 2>/dev/null | awk '/^# Samples:/ { print $3; exit }')
+p2=$(awk -v ib="$ib" -v ip="$ip" -v bs="$bs" -v bmin="$bmin" -v bmax="$bmax" -v ps="$ps" \
+	-v pmin="$pmin" -v pmax="$pmax" -v bkb="$bkb" -v pkb="$pkb" 'BEGIN {
+	printf "| instructions (callgrind) | %d | %d | %.4f |\n", ib, ip, ip / ib
+	printf "| wall s, median (min-max) | %.2f (%.2f-%.2f) | %.2f (%.2f-%.2f) | %.3f |\n", bs, bmin, bmax, ps, pmin, pmax, ps / bs
+	printf "| peak RSS MiB, median | %.1f | %.1f | %.3f |", bkb / 1024, pkb / 1024, pkb / bkb }')
+echo "$p2" | sed 's/^/  /'
+
+cat >"$results" <<MD
+# Benchmark results
+
+Written by \`make bench\` (bench/run.sh) on $(date -u +%Y-%m-%d). Do not edit by hand.
+
+- Machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(free -g | awk '/^Mem:/ { print $2 }') GiB, kernel $(uname -r)
+- Base: Debian linux-source-6.12 $(cat "$BUILD/src/.git/base-version"); stock perf \`$("$base" version)\`, patched perf \`$("$patched" version)\`
+- Each figure: median of $RUNS runs of \`perf report -i perf.data --stdio -q --sort dso,sym\`, min and max in brackets; the two columns of a row were measured interleaved in the same run. RSS is the peak resident set (\`/usr/bin/time -f %M\`).
+
+## P1: the fallback against perf's anonymous-memory perf map path
+
+\`bench/mkprofile\` runs M=$M processes, each running the same code from N images and naming it in a
+perf map of K lines, recorded with \`perf record -e cpu-clock\` for 1 s. *fallback*: the images are
+non-ELF files mapped PROT_READ|PROT_EXEC, named through the new fallback; *anon*: the same bytes in
+anonymous executable memory, named through perf's existing path. Both reports by the patched perf.
+The ratio is fallback / anon: the target is 1.05 or less.
+
+$table
+
+Scaling: read down the table for N (the fallback parses each process's perf map once, whatever the
+number of images) and across K for the cost of the perf map size.
+
+## P3: each perf map is read once per process
+
+\`strace -f -e trace=openat\` of one report of the N=100, K=1000 profile ($M processes, 100 fallback
+maps each): opens of each process's perf map.
+
+$p3
+
+## P2: nothing for ELF-only profiles
+
+A profile of \`gcc -O2 -c\` run 20 times ($nsamples samples, every sample in ELF objects or the kernel):
+stock against patched \`perf report\`. Instructions are counted by \`valgrind --tool=callgrind\`
+(one run each: the count repeats), wall time and RSS are medians of $RUNS runs. Target: 1.005 or less.
+
+| measure | stock | patched | patched / stock |
+|---|---:|---:|---:|
+$p2
+
+## Commands
+
+    make bench                 # RUNS=5 M=4 by default
+    bench/mkprofile file|anon NPROC NIMG NLINES SECONDS DIR
+MD
+echo "[bench] wrote $results"

@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libFuzzer target for the perf map fallback, linked against the objects of
+ * the patched perf built by 'make asan' (ASan + UBSan).
+ *
+ * Each input is used two ways:
+ *  - every line goes through perf_map__parse_line(), whose result must be a
+ *    non-empty name inside the line and a range that neither is empty nor
+ *    wraps;
+ *  - the whole input becomes the perf map of a process that maps a non-ELF
+ *    file, and addresses across that map are resolved the way samples are:
+ *    a symbol found must contain the address it was found for.
+ *
+ * Processes get pids above the kernel's pid_max, so no real process's
+ * /tmp/perf-PID.map is ever touched, and a new pid each run, since the
+ * fallback reads a process's perf map once.
+ */
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include "util/addr_location.h"
+#include "util/debug.h"
+#include "util/dso.h"
+#include "util/event.h"
+#include "util/machine.h"
+#include "util/map.h"
+#include "util/symbol.h"
+#include "util/thread.h"
+
+#define MAP_START	0x7f0000000000ULL
+#define MAP_LEN		0x10000ULL
+#define FIRST_PID	(1 << 23)	/* above PID_MAX_LIMIT (4M) */
+
+static struct machine *machine;
+static char image[64];
+static int next_pid = FIRST_PID;
+
+static void check_lines(const uint8_t *data, size_t size)
+{
+	char *buf = malloc(size + 1), *line, *save = NULL;
+
+	if (!buf)
+		return;
+	memcpy(buf, data, size);
+	buf[size] = '\0';
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		u64 start, len;
+		char *name;
+
+		if (perf_map__parse_line(line, &start, &len, &name))
+			continue;
+		if (!len || start + len < start || !*name || name < line ||
+		    name >= line + strlen(line))
+			abort();
+	}
+	free(buf);
+}
+
+static void check_lookups(const uint8_t *data, size_t size)
+{
+	pid_t pid = next_pid++;
+	struct thread *thread;
+	struct map *map;
+	char path[64];
+	int fd, i;
+
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", pid);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return;
+	if (write(fd, data, size) != (ssize_t)size) {
+		close(fd);
+		unlink(path);
+		return;
+	}
+	close(fd);
+
+	thread = machine__findnew_thread(machine, pid, pid);
+	map = map__new(machine, MAP_START, MAP_LEN, 0x1000, NULL, PROT_READ | PROT_EXEC,
+		       MAP_PRIVATE, NULL, image, thread);
+	if (map && !thread__insert_map(thread, map)) {
+		for (i = 0; i < 64; i++) {
+			u64 addr = MAP_START + (MAP_LEN / 64) * i + i * 7;
+			struct addr_location al;
+
+			addr_location__init(&al);
+			if (thread__find_symbol(thread, PERF_RECORD_MISC_USER, addr, &al)) {
+				u64 rel = map__map_ip(al.map, addr);
+
+				if (rel < al.sym->start || rel >= al.sym->end || !al.sym->name[0])
+					abort();
+			}
+			addr_location__exit(&al);
+		}
+	}
+	map__put(map);
+	machine__remove_thread(machine, thread);
+	thread__put(thread);
+	unlink(path);
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerInitialize(int *argc __maybe_unused, char ***argv __maybe_unused)
+{
+	int fd;
+
+	verbose = -1;	/* no warnings for the hostile files fuzzing makes */
+	symbol__init(NULL);
+	machine = machine__new_host();
+	strcpy(image, "/tmp/perf-fuzz-image-XXXXXX");
+	fd = mkstemp(image);
+	if (!machine || fd < 0 || write(fd, "NOTELF", 6) != 6)
+		abort();
+	close(fd);
+	return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	check_lines(data, size);
+	check_lookups(data, size);
+	return 0;
+}

@@ -1,0 +1,33 @@
+#!/bin/bash
+# Build the patched perf with clang and -fsanitize=address,undefined (objects
+# also instrumented for libFuzzer, so fuzz/ can link them), in build/asan, and
+# run the series' perf tests with it: any sanitizer report fails.
+set -euo pipefail
+STEP=asan
+. "$(dirname "$0")/lib.sh"
+
+out=$BUILD/asan
+san="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
+"$TOP/scripts/build-perf.sh" "$SRC" "$out" CC=clang HOSTCC=clang \
+	EXTRA_CFLAGS="$san -fsanitize=fuzzer-no-link -g -O1" LDFLAGS="$san" \
+	NO_LIBPYTHON=1 NO_LIBPERL=1 BUILD_BPF_SKEL=0 WERROR=0
+
+[ "${1:-}" = --build-only ] && exit 0
+
+log=$BUILD/logs/asan-tests.txt
+mkdir -p "$BUILD/logs"
+export ASAN_OPTIONS=detect_leaks=0:abort_on_error=0:halt_on_error=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+nums=$(cd "$BUILD/logs" && "$out/perf" test list 2>&1 |
+	awk '/^ *[0-9]+: (Perf map fallback for non-ELF maps|perf map fallback for non-ELF executable maps)$/ { sub(/:.*/, ""); print $1 }')
+[ -n "$nums" ] || die "the series' tests are missing from 'perf test list'"
+# shellcheck disable=SC2086
+(cd "$BUILD/logs" && PATH=$out:$PATH timeout 900 "$out/perf" test -v $nums) >"$log" 2>&1 ||
+	die "perf test did not finish (see $log)"
+if grep -E -q 'ERROR: AddressSanitizer|runtime error:|ERROR: LeakSanitizer' "$log"; then
+	grep -E -m 3 'ERROR: AddressSanitizer|runtime error:' "$log" >&2
+	die "sanitizer reports (see $log)"
+fi
+"$TOP/scripts/perf-test-results.sh" <"$log" >"$log.results"
+grep -q '^fail' "$log.results" && die "tests failed under ASan/UBSan (see $log)"
+note "$(grep -c '^ok' "$log.results") tests pass under ASan and UBSan, no sanitizer report"
