@@ -53,3 +53,10 @@ fuzz: asan
 
 bench: build
 	@$(CURDIR)/bench/run.sh
+
+bisect-check: prepare
+	@$(SCRIPTS)/bisect-check.sh
+
+# make series SIGNOFF='Name <address>' [VERSION=2 CHANGELOG=file] [PREFIX='PATCH perf-tools-next']
+series: prepare
+	@$(SCRIPTS)/mail-series.sh

@@ -348,6 +348,10 @@ static int write_elf(const char *out, const struct syms *s, int em, int class)
 	syms = calloc(s->nr + 1, symsz);
 	if (!str || !syms)
 		goto out;
+	if (add_data(symtab, syms, (s->nr + 1) * symsz, ELF_T_SYM, 8) ||
+	    add_data(strtab, str, str_size, ELF_T_BYTE, 1) ||
+	    add_data(shstrtab, shstr, shstr_off, ELF_T_BYTE, 1))
+		goto out;
 	str_size = 1;
 	for (i = 0; i < s->nr; i++) {
 		GElf_Sym sym = {
@@ -360,29 +364,9 @@ static int write_elf(const char *out, const struct syms *s, int em, int class)
 
 		strcpy(str + str_size, s->v[i].name);
 		str_size += strlen(s->v[i].name) + 1;
-		if (class == ELFCLASS64) {
-			Elf64_Sym *t = (Elf64_Sym *)syms + i + 1;
-
-			t->st_name = sym.st_name;
-			t->st_value = sym.st_value;
-			t->st_size = sym.st_size;
-			t->st_info = sym.st_info;
-			t->st_shndx = sym.st_shndx;
-		} else {
-			Elf32_Sym *t = (Elf32_Sym *)syms + i + 1;
-
-			t->st_name = sym.st_name;
-			t->st_value = sym.st_value;
-			t->st_size = sym.st_size;
-			t->st_info = sym.st_info;
-			t->st_shndx = sym.st_shndx;
-		}
+		if (!gelf_update_sym(elf_getdata(symtab, NULL), i + 1, &sym))
+			goto out;
 	}
-
-	if (add_data(symtab, syms, (s->nr + 1) * symsz, ELF_T_SYM, 8) ||
-	    add_data(strtab, str, str_size, ELF_T_BYTE, 1) ||
-	    add_data(shstrtab, shstr, shstr_off, ELF_T_BYTE, 1))
-		goto out;
 
 	/*
 	 * Lay the file out here, so that .text (NOBITS, covering the image) can

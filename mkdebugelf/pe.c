@@ -162,12 +162,20 @@ uint64_t pe_code_end(const struct pe *pe, uint64_t offset)
 	return s ? (uint64_t)s->raw_offset + s->raw_size : offset;
 }
 
+/* Report a symbol if it is named and in code: 1 if reported, 0 if not, -1 on error. */
+static int emit(const struct pe *pe, pe_sym_cb cb, void *arg, int64_t code, const char *name)
+{
+	if (!name || code < 0 || !pe_offset_is_code(pe, code))
+		return 0;
+	return cb(arg, code, 0, name) ? -1 : 1;
+}
+
 int pe_exports(const struct pe *pe, pe_sym_cb cb, void *arg)
 {
 	uint32_t nr_funcs, nr_names, funcs, names, ordinals;
 	int64_t dir, f_off, n_off, o_off;
 	uint32_t i;
-	int nr = 0;
+	int nr = 0, ret;
 
 	if (!pe->export_rva)
 		return 0;
@@ -199,11 +207,10 @@ int pe_exports(const struct pe *pe, pe_sym_cb cb, void *arg)
 		name_off = pe_rva_to_offset(pe, name_rva);
 		name = name_off < 0 ? NULL : rdstr(pe, name_off);
 		code = pe_rva_to_offset(pe, func_rva);
-		if (!name || code < 0 || !pe_offset_is_code(pe, code))
-			continue;
-		if (cb(arg, code, 0, name))
+		ret = emit(pe, cb, arg, code, name);
+		if (ret < 0)
 			return -1;
-		nr++;
+		nr += ret;
 	}
 	return nr;
 }
@@ -212,7 +219,7 @@ int pe_coff_symbols(const struct pe *pe, pe_sym_cb cb, void *arg)
 {
 	uint64_t strtab, end;
 	uint32_t i, strtab_size;
-	int nr = 0;
+	int nr = 0, ret;
 
 	if (!pe->symtab_offset || !pe->nr_syms)
 		return 0;
@@ -257,11 +264,10 @@ int pe_coff_symbols(const struct pe *pe, pe_sym_cb cb, void *arg)
 			name = short_name[0] ? short_name : NULL;
 		}
 		code = pe_rva_to_offset(pe, (uint64_t)pe->sections[secnum - 1].vaddr + value);
-		if (!name || code < 0 || !pe_offset_is_code(pe, code))
-			continue;
-		if (cb(arg, code, 0, name))
+		ret = emit(pe, cb, arg, code, name);
+		if (ret < 0)
 			return -1;
-		nr++;
+		nr += ret;
 	}
 	return nr;
 }

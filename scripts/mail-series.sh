@@ -1,0 +1,84 @@
+#!/bin/bash
+# make series SIGNOFF='Name <address>': the mail-ready series in build/series,
+# from the build tree's commits, with the sender as author and Signed-off-by,
+# a cover letter from patches/cover-letter.txt (the results from
+# bench/RESULTS.md), recipients from get_maintainer.pl, checked with
+# checkpatch (sign-offs required now) and with git am onto the base.
+#   VERSION=2 CHANGELOG=FILE   a v2, its changelog below the cover's ---
+#   PREFIX='PATCH perf-tools-next'  the subject prefix (default PATCH)
+set -euo pipefail
+STEP=series
+. "$(dirname "$0")/lib.sh"
+
+[ -n "${SIGNOFF:-}" ] || die "give the sender: make series SIGNOFF='Name <address>'"
+name=$(printf '%s' "$SIGNOFF" | sed -n 's/^ *\(.*[^ ]\) *<\([^>]*@[^>]*\)> *$/\1/p')
+email=$(printf '%s' "$SIGNOFF" | sed -n 's/^ *\(.*[^ ]\) *<\([^>]*@[^>]*\)> *$/\2/p')
+[ -n "$name" ] && [ -n "$email" ] || die "SIGNOFF must look like 'Name <address>'"
+version=${VERSION:-1}
+prefix=${PREFIX:-PATCH}
+cover=$TOP/patches/cover-letter.txt
+[ -f "$cover" ] || die "no $cover"
+if [ "$version" != 1 ] && [ ! -f "${CHANGELOG:-}" ]; then
+	die "a v$version needs CHANGELOG=file with the changes since v$((version - 1))"
+fi
+
+out=$BUILD/series
+wt=$BUILD/series-tree
+rm -rf "$out"
+git -C "$SRC" worktree remove --force "$wt" >/dev/null 2>&1 || rm -rf "$wt"
+git -C "$SRC" worktree prune
+git -C "$SRC" worktree add -q --detach "$wt" HEAD
+trap 'git -C "$SRC" worktree remove --force "$wt" >/dev/null 2>&1 || true' EXIT
+
+cd "$wt"
+git config user.name "$name"
+git config user.email "$email"
+git rebase -q --exec 'git commit -q --amend --no-edit --reset-author --signoff' base ||
+	die "cannot add the sign-off"
+
+recipients=$(perl scripts/get_maintainer.pl --no-tree --nogit --nogit-fallback \
+	--norolestats $(git format-patch -q --stdout base..HEAD >"$BUILD/series.mbox" &&
+	echo "$BUILD/series.mbox") 2>/dev/null) || die "get_maintainer.pl failed"
+to=$(printf '%s\n' "$recipients" | grep -i 'linux-perf-users@' | head -n 1)
+args=()
+[ -n "$to" ] && args+=(--to "$to")
+while read -r r; do
+	[ -n "$r" ] && [ "$r" != "$to" ] && args+=(--cc "$r")
+done <<<"$recipients"
+
+git format-patch -q --cover-letter --base=base -v "$version" --subject-prefix="$prefix" \
+	--no-signature -o "$out" "${args[@]}" base..HEAD
+
+# The cover letter: our text for the *** placeholders, results from RESULTS.md.
+cl=$(ls "$out"/*0000-cover-letter.patch)
+python3 - "$cl" "$cover" "$TOP/bench/RESULTS.md" "${CHANGELOG:-}" <<'PY'
+import re, sys
+cl, cover, results, changelog = sys.argv[1:5]
+text = open(cover).read()
+subject, body = text.split("\n", 1)
+res = open(results).read() if results else ""
+def section(title):
+    m = re.search(r"^## " + re.escape(title) + r".*?\n(.*?)(?=^## |\Z)", res, re.S | re.M)
+    return m.group(1).strip() if m else "(not measured: run make bench)"
+for key, title in (("@P1@", "P1"), ("@P2@", "P2"), ("@P3@", "P3")):
+    body = body.replace(key, section(title))
+s = open(cl).read()
+s = s.replace("*** SUBJECT HERE ***", subject.strip())
+if changelog:
+    body += "\n\nChanges in this version:\n" + open(changelog).read()
+s = s.replace("*** BLURB HERE ***", body.strip())
+open(cl, "w").write(s)
+PY
+printf '%s\n' "$recipients" >"$out/recipients.txt"
+ls -1 "$out" | grep -v -e recipients -e cover-letter >"$out/series"
+
+# Checked as sent: sign-offs present, everything else clean but the known notes.
+CHECKPATCH_BENIGN='FILE_PATH_CHANGES|SPDX_LICENSE_TAG' "$TOP/scripts/checkpatch.sh" "$out" |
+	sed 's/^/  /' || die "checkpatch complains about the mail series"
+git checkout -q --detach base
+for p in "$out"/*.patch; do
+	case "$p" in *0000-cover-letter.patch) continue ;; esac
+	git am -q "$p" || die "$(basename "$p") does not apply to the base"
+done
+note "v$version, $(wc -l <"$out/series") patches and a cover letter in $out"
+note "send with: git send-email $out/*.patch  (or b4 send)"
