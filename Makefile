@@ -49,7 +49,7 @@ asan: prepare
 	@$(SCRIPTS)/asan.sh
 
 fuzz: asan
-	@$(SCRIPTS)/fuzz.sh $(FUZZ_RUNS)
+	@$(SCRIPTS)/fuzz.sh $(or $(FUZZ_RUNS),100000)
 
 bench: build
 	@$(CURDIR)/bench/run.sh

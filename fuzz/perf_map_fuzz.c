@@ -38,6 +38,12 @@
 static struct machine *machine;
 static char image[64];
 static int next_pid = FIRST_PID;
+static unsigned long found;	/* symbols resolved, printed at exit */
+
+static void print_found(void)
+{
+	fprintf(stderr, "perf_map_fuzz: %lu lookups resolved to a symbol\n", found);
+}
 
 static void check_lines(const uint8_t *data, size_t size)
 {
@@ -93,6 +99,7 @@ static void check_lookups(const uint8_t *data, size_t size)
 
 				if (rel < al.sym->start || rel >= al.sym->end || !al.sym->name[0])
 					abort();
+				found++;
 			}
 			addr_location__exit(&al);
 		}
@@ -116,6 +123,7 @@ int LLVMFuzzerInitialize(int *argc __maybe_unused, char ***argv __maybe_unused)
 	if (!machine || fd < 0 || write(fd, "NOTELF", 6) != 6)
 		abort();
 	close(fd);
+	atexit(print_found);
 	return 0;
 }
 

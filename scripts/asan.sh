@@ -10,7 +10,14 @@ out=$BUILD/asan
 san="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
 "$TOP/scripts/build-perf.sh" "$SRC" "$out" CC=clang HOSTCC=clang \
 	EXTRA_CFLAGS="$san -fsanitize=fuzzer-no-link -g -O1" LDFLAGS="$san" \
-	NO_LIBPYTHON=1 NO_LIBPERL=1 BUILD_BPF_SKEL=0 WERROR=0
+	NO_LIBPYTHON=1 NO_LIBPERL=1 BUILD_BPF_SKEL=0 WERROR=0 V=1
+# The libraries perf was linked with, for the fuzzer (kept when perf was not
+# relinked this time).
+link=$(grep -E -- "-o $out/perf\$" "$out/build.log" | head -n 1 || true)
+if [ -n "$link" ]; then
+	printf '%s\n' "$link" | sed 's/.*--no-whole-archive//; s/ -o .*//' >"$out/link-libs"
+fi
+[ -s "$out/link-libs" ] || die "cannot find perf's link line in $out/build.log"
 
 [ "${1:-}" = --build-only ] && exit 0
 

@@ -32,6 +32,8 @@ run perf-test-new "$S/perf-test-new.sh"
 run demo "$S/demo.sh" --check
 run mkdebugelf sh -c "make -s -C '$TOP/mkdebugelf' O='$BUILD/mkdebugelf' && '$TOP/mkdebugelf/tests/run.sh' '$BUILD/mkdebugelf/mkdebugelf'"
 run offline-e2e "$S/offline-e2e.sh"
+run asan "$S/asan.sh"
+run fuzz-smoke "$S/fuzz.sh" 2000
 run perf-test-gate "$S/perf-test-gate.sh"
 
 echo "$passed passed, $failed failed, $skipped skipped"
