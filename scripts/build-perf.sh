@@ -10,7 +10,8 @@ shift 2
 mkdir -p "$out"
 STEP="build-perf $(basename "$out")"
 
-export CCACHE_DIR=${CCACHE_DIR:-$BUILD/ccache}
+# ccache keeps its own cache (~/.cache/ccache unless CCACHE_DIR is set), so
+# fresh clones on the same machine build fast; nothing depends on it.
 export CCACHE_BASEDIR=$BUILD
 export PATH=/usr/lib/ccache:$PATH
 
