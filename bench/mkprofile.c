@@ -117,7 +117,10 @@ int main(int argc, char **argv)
 	nlines = strtoul(argv[4], NULL, 0);
 	secs = atoi(argv[5]);
 	for (p = 0; p < nproc; p++) {
-		pid_t pid = fork();
+		pid_t pid;
+
+		fflush(stdout);	/* or children flush the parent's buffer too */
+		pid = fork();
 
 		if (pid == 0)
 			run(argv[1], nimg, nlines, secs, argv[6], p);

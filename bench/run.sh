@@ -94,7 +94,7 @@ read -r bs bmin bmax < <(stats "$out/p2-base.s")
 read -r ps pmin pmax < <(stats "$out/p2-patched.s")
 read -r bkb _ _ < <(stats "$out/p2-base.kb")
 read -r pkb _ _ < <(stats "$out/p2-patched.kb")
-nsamples=$("$patched" report -i "$d/perf.data" --stdio 2>/dev/null | awk '/^# Samples:/ { print $3; exit }')
+nsamples=$("$patched" report -i "$d/perf.data" --stdio 2>/dev/null | awk '/^# Samples:/ && !n { n = $3 } END { print n }')
 p2=$(awk -v ib="$ib" -v ip="$ip" -v bs="$bs" -v bmin="$bmin" -v bmax="$bmax" -v ps="$ps" \
 	-v pmin="$pmin" -v pmax="$pmax" -v bkb="$bkb" -v pkb="$pkb" 'BEGIN {
 	printf "| instructions (callgrind) | %d | %d | %.4f |\n", ib, ip, ip / ib

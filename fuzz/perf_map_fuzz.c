@@ -38,11 +38,12 @@
 static struct machine *machine;
 static char image[64];
 static int next_pid = FIRST_PID;
-static unsigned long found;	/* symbols resolved, printed at exit */
+static unsigned long found;	/* lookups that named a symbol, printed at exit */
 
-static void print_found(void)
+static void at_exit(void)
 {
 	fprintf(stderr, "perf_map_fuzz: %lu lookups resolved to a symbol\n", found);
+	unlink(image);
 }
 
 static void check_lines(const uint8_t *data, size_t size)
@@ -123,7 +124,7 @@ int LLVMFuzzerInitialize(int *argc __maybe_unused, char ***argv __maybe_unused)
 	if (!machine || fd < 0 || write(fd, "NOTELF", 6) != 6)
 		abort();
 	close(fd);
-	atexit(print_found);
+	atexit(at_exit);
 	return 0;
 }
 
