@@ -9,7 +9,8 @@ STEP=asan
 out=$BUILD/asan
 san="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
 "$TOP/scripts/build-perf.sh" "$SRC" "$out" CC=clang HOSTCC=clang \
-	EXTRA_CFLAGS="$san -fsanitize=fuzzer-no-link -g -O1" LDFLAGS="$san" \
+	EXTRA_CFLAGS="$san -fsanitize=fuzzer-no-link -g -O1 -fsanitize-coverage-ignorelist=$TOP/fuzz/coverage-ignorelist.txt" \
+	LDFLAGS="$san" \
 	NO_LIBPYTHON=1 NO_LIBPERL=1 BUILD_BPF_SKEL=0 WERROR=0 V=1
 # The libraries perf was linked with, for the fuzzer (kept when perf was not
 # relinked this time).
