@@ -33,6 +33,7 @@ run demo "$S/demo.sh" --check
 run parse-once "$S/parse-once.sh"
 run mkdebugelf sh -c "make -s -C '$TOP/mkdebugelf' O='$BUILD/mkdebugelf' && '$TOP/mkdebugelf/tests/run.sh' '$BUILD/mkdebugelf/mkdebugelf'"
 run offline-e2e "$S/offline-e2e.sh"
+run wine-e2e "$S/wine-e2e.sh"
 run asan "$S/asan.sh"
 run fuzz-smoke "$S/fuzz.sh" 2000
 run perf-test-gate "$S/perf-test-gate.sh"

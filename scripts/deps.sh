@@ -12,22 +12,32 @@ python3-dev libbabeltrace-dev libssl-dev systemtap-sdt-dev libpfm4-dev
 libcapstone-dev libdebuginfod-dev clang llvm lld
 shellcheck codespell strace valgrind hyperfine time
 gcc-mingw-w64-x86-64-win32 binutils-mingw-w64-x86-64 util-linux procps"
+# Without its recommends (fonts, GUI): only for running a test program.
+PKGS_NORECOMMENDS="wine64"
 [ $# -gt 0 ] && PKGS="$PKGS $*"
 
-missing=
-for p in $PKGS; do
+missing= missing_norec=
+for p in $PKGS $PKGS_NORECOMMENDS; do
 	s=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
-	[ "$s" = "install ok installed" ] || missing="$missing $p"
+	[ "$s" = "install ok installed" ] && continue
+	case " $PKGS_NORECOMMENDS " in
+	*" $p "*) missing_norec="$missing_norec $p" ;;
+	*) missing="$missing $p" ;;
+	esac
 done
-[ -z "$missing" ] && exit 0
+[ -z "$missing$missing_norec" ] && exit 0
 
 if [ "$(id -u)" != 0 ]; then
-	die "missing packages; run as root: apt-get install -y$missing"
+	die "missing packages; run as root: apt-get install -y$missing${missing_norec:+ && apt-get install -y --no-install-recommends$missing_norec}"
 fi
-note "installing:$missing"
+note "installing:$missing$missing_norec"
 export DEBIAN_FRONTEND=noninteractive
-if ! apt-get install -y -q $missing >"$BUILD/apt.log" 2>&1; then
+mkdir -p "$BUILD"
+install() {
+	{ [ -z "$missing" ] || apt-get install -y -q $missing; } &&
+	{ [ -z "$missing_norec" ] || apt-get install -y -q --no-install-recommends $missing_norec; }
+}
+if ! install >"$BUILD/apt.log" 2>&1; then
 	apt-get update -q >>"$BUILD/apt.log" 2>&1 || die "apt-get update failed (no apt access?): see $BUILD/apt.log"
-	apt-get install -y -q $missing >>"$BUILD/apt.log" 2>&1 ||
-		die "apt-get install failed: $(tail -n 1 "$BUILD/apt.log")"
+	install >>"$BUILD/apt.log" 2>&1 || die "apt-get install failed: $(tail -n 1 "$BUILD/apt.log")"
 fi
