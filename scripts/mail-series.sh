@@ -33,7 +33,7 @@ trap 'git -C "$SRC" worktree remove --force "$wt" >/dev/null 2>&1 || true' EXIT
 cd "$wt"
 git config user.name "$name"
 git config user.email "$email"
-git rebase -q --exec 'git commit -q --amend --no-edit --reset-author --signoff' base ||
+git rebase -q --exec 'git commit -q --amend --no-edit --reset-author --signoff' base >/dev/null 2>&1 ||
 	die "cannot add the sign-off"
 
 recipients=$(perl scripts/get_maintainer.pl --no-tree --nogit --nogit-fallback \
@@ -70,7 +70,8 @@ s = s.replace("*** BLURB HERE ***", body.strip())
 open(cl, "w").write(s)
 PY
 printf '%s\n' "$recipients" >"$out/recipients.txt"
-ls -1 "$out" | grep -v -e recipients -e cover-letter >"$out/series"
+ls -1 "$out" | grep -v -e recipients -e cover-letter -e "^series" >"$out/series.tmp"
+mv "$out/series.tmp" "$out/series"
 
 # Checked as sent: sign-offs present, everything else clean but the known notes.
 CHECKPATCH_BENIGN='FILE_PATH_CHANGES|SPDX_LICENSE_TAG' "$TOP/scripts/checkpatch.sh" "$out" |
