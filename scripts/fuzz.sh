@@ -13,7 +13,7 @@ asan=$BUILD/asan
 out=$BUILD/fuzz
 mkdir -p "$out"
 [ -x "$asan/perf" ] || die "no ASan perf: run make asan first"
-san="-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -g -O1"
+san="-fsanitize=fuzzer,address,undefined -fno-sanitize=pointer-overflow -fno-sanitize-recover=undefined -g -O1"
 perf=$SRC/tools/perf
 
 # perf's own objects and the libraries its build linked them with.
