@@ -303,6 +303,19 @@ static int add_data(Elf_Scn *scn, void *buf, size_t size, Elf_Type type, size_t 
 	return 0;
 }
 
+/* Put a byte section at file offset @off; returns the offset after it. */
+static uint64_t place(Elf_Scn *scn, uint64_t off, size_t size)
+{
+	GElf_Shdr shdr;
+
+	gelf_getshdr(scn, &shdr);
+	shdr.sh_offset = off;
+	shdr.sh_size = size;
+	shdr.sh_addralign = 1;
+	gelf_update_shdr(scn, &shdr);
+	return off + size;
+}
+
 static int write_elf(const char *out, const struct syms *s, int em, int class)
 {
 	char shstr[64] = "";
@@ -393,19 +406,8 @@ static int write_elf(const char *out, const struct syms *s, int em, int class)
 	gelf_update_shdr(symtab, &shdr);
 	off += shdr.sh_size;
 
-	gelf_getshdr(strtab, &shdr);
-	shdr.sh_offset = off;
-	shdr.sh_size = str_size;
-	shdr.sh_addralign = 1;
-	gelf_update_shdr(strtab, &shdr);
-	off += str_size;
-
-	gelf_getshdr(shstrtab, &shdr);
-	shdr.sh_offset = off;
-	shdr.sh_size = shstr_off;
-	shdr.sh_addralign = 1;
-	gelf_update_shdr(shstrtab, &shdr);
-	off += shstr_off;
+	off = place(strtab, off, str_size);
+	off = place(shstrtab, off, shstr_off);
 
 	gelf_getehdr(e, &ehdr);
 	ehdr.e_shoff = ALIGN(off, 8);
