@@ -6,6 +6,7 @@ STEP=verify-series
 . "$(dirname "$0")/lib.sh"
 
 wt=$BUILD/verify-series
+mkdir -p "$BUILD/logs"
 git -C "$SRC" worktree remove --force "$wt" >/dev/null 2>&1 || rm -rf "$wt"
 git -C "$SRC" worktree prune
 git -C "$SRC" worktree add -q --detach "$wt" base
