@@ -8,7 +8,7 @@ TOP=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$TOP/build}
 base=$BUILD/base/perf patched=$BUILD/patched/perf
 out=$BUILD/bench
-RUNS=${RUNS:-5}
+RUNS=${RUNS:-15}
 M=${M:-4}
 results=$TOP/bench/RESULTS.md
 rm -rf "$out"
@@ -19,23 +19,29 @@ pids_all=""
 cleanup() { for p in $pids_all; do rm -f "/tmp/perf-$p.map"; done; }
 trap cleanup EXIT
 
+# ir FILE: the instruction count of a callgrind output file.
+ir() { grep -m1 '^summary:' "$1" | awk '{ print $2 }'; }
+
 # stats FILE: "median min max" of the numbers in FILE, one a line.
 stats() { sort -g "$1" | awk '{ v[NR] = $1 } END { printf "%s %s %s\n", v[int((NR + 1) / 2)], v[1], v[NR] }'; }
 
-# measure PERF DATA TAG: RUNS timed reports, seconds and KiB appended to TAG files.
+# measure PERF DATA TAG: one timed report; seconds and KiB appended to TAG
+# files. Wall time from bash's microsecond clock (time's %e has 10 ms steps).
 measure() {
-	/usr/bin/time -f "%e %M" -o "$out/t" "$1" report -i "$2" --stdio -q --sort dso,sym \
+	local t0 t1
+	t0=$EPOCHREALTIME
+	/usr/bin/time -f "%M" -o "$out/t" "$1" report -i "$2" --stdio -q --sort dso,sym \
 		>/dev/null 2>&1
-	read -r s kb <"$out/t"
-	echo "$s" >>"$out/$3.s"
-	echo "$kb" >>"$out/$3.kb"
+	t1=$EPOCHREALTIME
+	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f\n", b - a }' >>"$out/$3.s"
+	cat "$out/t" >>"$out/$3.kb"
 }
 
 echo "[bench] P1: fallback (file) against anonymous memory (anon), M=$M processes"
-table="| N images | K lines | fallback s (min-max) | anon s (min-max) | ratio | fallback RSS MiB | anon RSS MiB | RSS ratio |
-|---:|---:|---|---|---:|---:|---:|---:|"
+table="| N images | K lines | fallback s (min-max) | anon s (min-max) | ratio | instructions ratio | fallback RSS MiB | anon RSS MiB | RSS ratio | stock s, file profile | fallback / stock |
+|---:|---:|---|---|---:|---:|---:|---:|---:|---:|---:|"
 for n in 1 10 100; do
-	for k in 1000 100000; do
+	for k in 1000 10000 100000; do
 		for kind in file anon; do
 			d=$out/p1-$kind-$n-$k
 			mkdir -p "$d"
@@ -47,15 +53,25 @@ for n in 1 10 100; do
 			for kind in file anon; do
 				measure "$patched" "$out/p1-$kind-$n-$k/perf.data" "p1-$kind-$n-$k"
 			done
+			measure "$base" "$out/p1-file-$n-$k/perf.data" "p1-stock-$n-$k"
 		done
+		for kind in file anon; do
+			valgrind --tool=callgrind --callgrind-out-file="$out/cg-$kind-$n-$k" "$patched" \
+				report -i "$out/p1-$kind-$n-$k/perf.data" --stdio -q --sort dso,sym \
+				>/dev/null 2>&1 || true
+		done
+		fi=$(ir "$out/cg-file-$n-$k") ai=$(ir "$out/cg-anon-$n-$k")
 		read -r fs fmin fmax < <(stats "$out/p1-file-$n-$k.s")
 		read -r as amin amax < <(stats "$out/p1-anon-$n-$k.s")
+		read -r ss _ _ < <(stats "$out/p1-stock-$n-$k.s")
 		read -r fkb _ _ < <(stats "$out/p1-file-$n-$k.kb")
 		read -r akb _ _ < <(stats "$out/p1-anon-$n-$k.kb")
 		row=$(awk -v n="$n" -v k="$k" -v fs="$fs" -v fmin="$fmin" -v fmax="$fmax" \
-			-v as="$as" -v amin="$amin" -v amax="$amax" -v fkb="$fkb" -v akb="$akb" 'BEGIN {
-			printf "| %d | %d | %.2f (%.2f-%.2f) | %.2f (%.2f-%.2f) | %.3f | %.1f | %.1f | %.3f |",
-				n, k, fs, fmin, fmax, as, amin, amax, fs / as, fkb / 1024, akb / 1024, fkb / akb }')
+			-v as="$as" -v amin="$amin" -v amax="$amax" -v fkb="$fkb" -v akb="$akb" \
+			-v ss="$ss" -v fi="$fi" -v ai="$ai" 'BEGIN {
+			printf "| %d | %d | %.3f (%.3f-%.3f) | %.3f (%.3f-%.3f) | %.3f | %.4f | %.1f | %.1f | %.3f | %.3f | %.3f |",
+				n, k, fs, fmin, fmax, as, amin, amax, fs / as, fi / ai, fkb / 1024,
+				akb / 1024, fkb / akb, ss, fs / ss }')
 		echo "  $row"
 		table="$table
 $row"
@@ -88,7 +104,6 @@ for v in base patched; do
 	valgrind --tool=callgrind --callgrind-out-file="$d/cg.$v" "$BUILD/$v/perf" report \
 		-i "$d/perf.data" --stdio -q --sort dso,sym >/dev/null 2>"$d/cg.$v.err" || true
 done
-ir() { grep -m1 '^summary:' "$1" | awk '{ print $2 }'; }
 ib=$(ir "$d/cg.base") ip=$(ir "$d/cg.patched")
 read -r bs bmin bmax < <(stats "$out/p2-base.s")
 read -r ps pmin pmax < <(stats "$out/p2-patched.s")
@@ -98,7 +113,7 @@ nsamples=$("$patched" report -i "$d/perf.data" --stdio 2>/dev/null | awk '/^# Sa
 p2=$(awk -v ib="$ib" -v ip="$ip" -v bs="$bs" -v bmin="$bmin" -v bmax="$bmax" -v ps="$ps" \
 	-v pmin="$pmin" -v pmax="$pmax" -v bkb="$bkb" -v pkb="$pkb" 'BEGIN {
 	printf "| instructions (callgrind) | %d | %d | %.4f |\n", ib, ip, ip / ib
-	printf "| wall s, median (min-max) | %.2f (%.2f-%.2f) | %.2f (%.2f-%.2f) | %.3f |\n", bs, bmin, bmax, ps, pmin, pmax, ps / bs
+	printf "| wall s, median (min-max) | %.3f (%.3f-%.3f) | %.3f (%.3f-%.3f) | %.3f |\n", bs, bmin, bmax, ps, pmin, pmax, ps / bs
 	printf "| peak RSS MiB, median | %.1f | %.1f | %.3f |", bkb / 1024, pkb / 1024, pkb / bkb }')
 echo "$p2" | sed 's/^/  /'
 
@@ -109,7 +124,7 @@ Written by \`make bench\` (bench/run.sh) on $(date -u +%Y-%m-%d). Do not edit by
 
 - Machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(free -g | awk '/^Mem:/ { print $2 }') GiB, kernel $(uname -r)
 - Base: Debian linux-source-6.12 $(cat "$BUILD/src/.git/base-version"); stock perf \`$("$base" version)\`, patched perf \`$("$patched" version)\`
-- Each figure: median of $RUNS runs of \`perf report -i perf.data --stdio -q --sort dso,sym\`, min and max in brackets; the two columns of a row were measured interleaved in the same run. RSS is the peak resident set (\`/usr/bin/time -f %M\`).
+- Each figure: median of $RUNS runs of \`perf report -i perf.data --stdio -q --sort dso,sym\`, min and max in brackets, wall time from bash's \`EPOCHREALTIME\`; the columns of a row were measured interleaved in the same run. RSS is the peak resident set (\`/usr/bin/time -f %M\`).
 
 ## P1: the fallback against perf's anonymous-memory perf map path
 
@@ -117,7 +132,12 @@ Written by \`make bench\` (bench/run.sh) on $(date -u +%Y-%m-%d). Do not edit by
 perf map of K lines, recorded with \`perf record -e cpu-clock\` for 1 s. *fallback*: the images are
 non-ELF files mapped PROT_READ|PROT_EXEC, named through the new fallback; *anon*: the same bytes in
 anonymous executable memory, named through perf's existing path. Both reports by the patched perf.
-The ratio is fallback / anon: the target is 1.05 or less.
+The ratio is fallback / anon: the target is 1.05 or less. Wall times on this shared machine vary
+from run to run; the instructions ratio, from one \`valgrind --tool=callgrind\` run of each
+report, does not. The last two columns are stock perf on
+the fallback profile, where it names none of those samples, and the patched perf's time over it.
+Both columns of the fallback include what perf does for any file mapping and not for anonymous
+memory: it looks for a symbol source for each image (N per process) before the fallback is tried.
 
 $table
 
@@ -143,7 +163,7 @@ $p2
 
 ## Commands
 
-    make bench                 # RUNS=5 M=4 by default
+    make bench                 # RUNS=15 M=4 by default
     bench/mkprofile file|anon NPROC NIMG NLINES SECONDS DIR
 MD
 echo "[bench] wrote $results"

@@ -9,7 +9,9 @@
  *    wraps;
  *  - the whole input becomes the perf map of a process that maps a non-ELF
  *    file, and addresses across that map are resolved the way samples are:
- *    a symbol found must contain the address it was found for.
+ *    a symbol found must contain the address it was found for. The file is
+ *    then mapped again over the second half of the first map, whose symbols
+ *    that map has taken, and the addresses are resolved again.
  *
  * Processes get pids above the kernel's pid_max, so no real process's
  * /tmp/perf-PID.map is ever touched, and a new pid each run, since the
@@ -67,27 +69,13 @@ static void check_lines(const uint8_t *data, size_t size)
 	free(buf);
 }
 
-static void check_lookups(const uint8_t *data, size_t size)
+/* Map the image at @start and resolve addresses across the process. */
+static int map_and_resolve(struct thread *thread, u64 start, u64 len, u64 pgoff)
 {
-	pid_t pid = next_pid++;
-	struct thread *thread;
 	struct map *map;
-	char path[64];
-	int fd, i;
+	int i, err = -1;
 
-	snprintf(path, sizeof(path), "/tmp/perf-%d.map", pid);
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return;
-	if (write(fd, data, size) != (ssize_t)size) {
-		close(fd);
-		unlink(path);
-		return;
-	}
-	close(fd);
-
-	thread = machine__findnew_thread(machine, pid, pid);
-	map = map__new(machine, MAP_START, MAP_LEN, 0x1000, NULL, PROT_READ | PROT_EXEC,
+	map = map__new(machine, start, len, pgoff, NULL, PROT_READ | PROT_EXEC,
 		       MAP_PRIVATE, NULL, image, thread);
 	if (map && !thread__insert_map(thread, map)) {
 		for (i = 0; i < 64; i++) {
@@ -104,8 +92,33 @@ static void check_lookups(const uint8_t *data, size_t size)
 			}
 			addr_location__exit(&al);
 		}
+		err = 0;
 	}
 	map__put(map);
+	return err;
+}
+
+static void check_lookups(const uint8_t *data, size_t size)
+{
+	pid_t pid = next_pid++;
+	struct thread *thread;
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", pid);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return;
+	if (write(fd, data, size) != (ssize_t)size) {
+		close(fd);
+		unlink(path);
+		return;
+	}
+	close(fd);
+
+	thread = machine__findnew_thread(machine, pid, pid);
+	if (map_and_resolve(thread, MAP_START, MAP_LEN, 0x1000) == 0)
+		map_and_resolve(thread, MAP_START + MAP_LEN / 2, MAP_LEN / 2, 0x2000);
 	machine__remove_thread(machine, thread);
 	thread__put(thread);
 	unlink(path);
