@@ -4,6 +4,7 @@
 # committed in the build tree but not yet exported is never thrown away.
 set -euo pipefail
 STEP=apply-series
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 [ -d "$SRC/.git" ] || die "no build tree in $SRC: run scripts/fetch-base.sh"
@@ -11,7 +12,7 @@ cd "$SRC"
 git config user.name >/dev/null || git config user.name "perf-fallback harness"
 git config user.email >/dev/null || git config user.email "harness@localhost"
 
-series_id=$(cd "$TOP/patches" && cat series $(cat series) 2>/dev/null | sha1sum | cut -c1-40)
+series_id=$(cd "$TOP/patches" && { cat series; xargs -r cat <series; } 2>/dev/null | sha1sum | cut -c1-40)
 stamp=.git/series-applied
 
 if [ -f "$stamp" ]; then

@@ -4,6 +4,7 @@
 # run the series' perf tests with it: any sanitizer report fails.
 set -euo pipefail
 STEP=asan
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 out=$BUILD/asan

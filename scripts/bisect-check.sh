@@ -3,6 +3,7 @@
 # tests that exist at that point: every prefix must build and pass.
 set -euo pipefail
 STEP=bisect-check
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 wt=$BUILD/bisect

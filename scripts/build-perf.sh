@@ -3,6 +3,7 @@
 # Usage: scripts/build-perf.sh SRC_TREE OUT_DIR [extra make args...]
 set -euo pipefail
 STEP=build-perf
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 tree=$1 out=$2
@@ -17,9 +18,21 @@ export PATH=/usr/lib/ccache:$PATH
 
 # Nothing changed since the last good build (same commit, same uncommitted
 # diff, same arguments): skip perf's make, whose no-op run still takes
-# seconds of feature checks and version regeneration.
+# seconds of feature checks and version regeneration. The shell tests are
+# copied either way.
 stamp=$( { git -C "$tree" rev-parse HEAD; git -C "$tree" diff HEAD; echo "$*"; } | sha1sum)
+
+# perf test looks for shell tests in tests/shell next to its binary, which an
+# O= build only fills with shellcheck logs: copy the scripts there, dropping
+# those of an earlier tree first (bisect-check builds older trees in one O=).
+copy_shell_tests() {
+	mkdir -p "$out/tests/shell"
+	find "$out/tests/shell" -name '*.sh' -type f -delete
+	cp -a "$tree/tools/perf/tests/shell/." "$out/tests/shell/"
+}
+
 if [ -x "$out/perf" ] && [ "$(cat "$out/.harness-stamp" 2>/dev/null)" = "$stamp" ]; then
+	copy_shell_tests
 	note "unchanged: $("$out/perf" version) -> $out/perf"
 	exit 0
 fi
@@ -32,10 +45,7 @@ if ! make -C "$tree/tools/perf" O="$out" -j"$(nproc)" \
 	grep -m 5 -E 'error|Error' "$log" >&2 || tail -n 5 "$log" >&2
 	die "make failed, full log in $log"
 fi
-# perf test looks for shell tests in tests/shell next to its binary, which an
-# O= build only fills with shellcheck logs: copy the scripts there.
-mkdir -p "$out/tests/shell"
-cp -a "$tree/tools/perf/tests/shell/." "$out/tests/shell/"
+copy_shell_tests
 "$out/perf" version >/dev/null || die "$out/perf does not run"
 echo "$stamp" >"$out/.harness-stamp"
 note "$("$out/perf" version) -> $out/perf"

@@ -4,6 +4,7 @@
 # counts them, and the exit status is non-zero if any failed.
 set -uo pipefail
 STEP=check
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 logs=$BUILD/logs
@@ -27,6 +28,7 @@ run() {
 
 S=$TOP/scripts
 run series-applies "$S/verify-series.sh"
+run shellcheck sh -c "cd '$TOP' && shellcheck -S warning scripts/*.sh bench/run.sh mkdebugelf/tests/run.sh .ci/run"
 run checkpatch "$S/checkpatch.sh"
 run perf-test-new "$S/perf-test-new.sh"
 run demo "$S/demo.sh" --check

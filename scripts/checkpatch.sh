@@ -10,6 +10,7 @@
 #                      its output again with it
 set -euo pipefail
 STEP=checkpatch
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 benign=${CHECKPATCH_BENIGN:-'FILE_PATH_CHANGES|SPDX_LICENSE_TAG|MISSING_SIGN_OFF'}

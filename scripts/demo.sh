@@ -5,6 +5,7 @@
 # With --check, assert what the demo shows instead of only printing it.
 set -euo pipefail
 STEP=demo
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 check=false

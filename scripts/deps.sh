@@ -3,6 +3,7 @@
 # As root it installs what is missing; otherwise it prints the apt-get line.
 set -euo pipefail
 STEP=deps
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 PKGS="build-essential ccache git xz-utils pkg-config flex bison
@@ -16,7 +17,7 @@ gcc-mingw-w64-x86-64-win32 binutils-mingw-w64-x86-64 util-linux procps"
 PKGS_NORECOMMENDS="wine64"
 [ $# -gt 0 ] && PKGS="$PKGS $*"
 
-missing= missing_norec=
+missing='' missing_norec=''
 for p in $PKGS $PKGS_NORECOMMENDS; do
 	s=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
 	[ "$s" = "install ok installed" ] && continue

@@ -3,7 +3,8 @@
 # in the build tree. Stable names and no version/signature lines, so an
 # unchanged series exports to identical files.
 set -euo pipefail
-STEP=export
+STEP="export"
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 [ -d "$SRC/.git" ] || die "no build tree in $SRC"
@@ -30,6 +31,6 @@ done
 cp "$tmp"/*.patch "$tmp/series" "$TOP/patches/"
 
 # The tree now matches patches/: record it, so apply-series leaves it alone.
-series_id=$(cd "$TOP/patches" && cat series $(cat series) | sha1sum | cut -c1-40)
+series_id=$(cd "$TOP/patches" && { cat series; xargs -r cat <series; } | sha1sum | cut -c1-40)
 echo "$series_id $(git rev-parse HEAD)" >.git/series-applied
 note "exported $n patches ($changed files changed)"

@@ -5,6 +5,7 @@
 # Usage: scripts/fetch-base.sh          (BASE_VERSION=... pins a version)
 set -euo pipefail
 STEP=fetch-base
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 PKG=linux-source-6.12

@@ -6,6 +6,7 @@
 # Seeds are fuzz/corpus/*; new inputs go to build/fuzz, never into the repo.
 set -euo pipefail
 STEP=fuzz
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 runs=${1:-100000}
@@ -19,6 +20,8 @@ perf=$SRC/tools/perf
 # perf's own objects and the libraries its build linked them with.
 [ -s "$asan/link-libs" ] || die "no $asan/link-libs: run make asan again"
 syslibs=$(cat "$asan/link-libs")
+libbpf=
+[ -f "$asan/libbpf/libbpf.a" ] && libbpf=$asan/libbpf/libbpf.a
 
 build() {
 	local name=$1
@@ -40,7 +43,7 @@ build perf_map -D_GNU_SOURCE -I"$perf" -I"$perf/util" -I"$perf/lib/perf/include"
 	-Wl,--start-group "$asan/libperf-util.a" "$asan/libperf-ui.a" "$asan/libperf-test.a" \
 	"$asan/libperf-bench.a" "$asan/libpmu-events.a" "$asan/libperf/libperf.a" \
 	"$asan/libapi/libapi.a" "$asan/libsubcmd/libsubcmd.a" "$asan/libsymbol/libsymbol.a" \
-	$(ls "$asan"/libbpf/libbpf.a 2>/dev/null) -Wl,--end-group $syslibs
+	${libbpf:+"$libbpf"} -Wl,--end-group $syslibs
 
 export ASAN_OPTIONS=detect_leaks=0:halt_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1

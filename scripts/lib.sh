@@ -1,5 +1,7 @@
 # Shared helpers for the harness scripts; sourced, not run.
 # shellcheck shell=bash
+# The variables are for the scripts that source this file.
+# shellcheck disable=SC2034
 
 STEP=${STEP:-harness}
 

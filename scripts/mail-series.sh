@@ -8,6 +8,7 @@
 #   PREFIX='PATCH perf-tools-next'  the subject prefix (default PATCH)
 set -euo pipefail
 STEP=series
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 [ -n "${SIGNOFF:-}" ] || die "give the sender: make series SIGNOFF='Name <address>'"
@@ -36,9 +37,10 @@ git config user.email "$email"
 git rebase -q --exec 'git commit -q --amend --no-edit --reset-author --signoff' base >/dev/null 2>&1 ||
 	die "cannot add the sign-off"
 
+git format-patch -q --stdout base..HEAD >"$BUILD/series.mbox" ||
+	die "cannot write $BUILD/series.mbox"
 recipients=$(perl scripts/get_maintainer.pl --no-tree --nogit --nogit-fallback \
-	--norolestats $(git format-patch -q --stdout base..HEAD >"$BUILD/series.mbox" &&
-	echo "$BUILD/series.mbox") 2>/dev/null) || die "get_maintainer.pl failed"
+	--norolestats "$BUILD/series.mbox" 2>/dev/null) || die "get_maintainer.pl failed"
 to=$(printf '%s\n' "$recipients" | grep -i 'linux-perf-users@' | head -n 1)
 args=()
 [ -n "$to" ] && args+=(--to "$to")
@@ -70,8 +72,9 @@ s = s.replace("*** BLURB HERE ***", body.strip())
 open(cl, "w").write(s)
 PY
 printf '%s\n' "$recipients" >"$out/recipients.txt"
-ls -1 "$out" | grep -v -e recipients -e cover-letter -e "^series" >"$out/series.tmp"
-mv "$out/series.tmp" "$out/series"
+for p in "$out"/*.patch; do
+	case $p in *-cover-letter.patch) ;; *) basename "$p" ;; esac
+done >"$out/series"
 
 # Checked as sent: sign-offs present, everything else clean but the known notes.
 CHECKPATCH_BENIGN='FILE_PATH_CHANGES|SPDX_LICENSE_TAG' "$TOP/scripts/checkpatch.sh" "$out" |

@@ -5,6 +5,7 @@
 # name their samples.
 set -euo pipefail
 STEP=offline-e2e
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 tool=$BUILD/mkdebugelf/mkdebugelf

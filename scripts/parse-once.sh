@@ -3,6 +3,7 @@
 # maps fall back: 2 processes with 20 non-ELF images each, counted by strace.
 set -euo pipefail
 STEP=parse-once
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 out=$BUILD/parse-once

@@ -7,6 +7,7 @@
 # on either side: scripts/perf-test-skip.txt, each with its reason.
 set -euo pipefail
 STEP=perf-test-gate
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 logs=$BUILD/logs

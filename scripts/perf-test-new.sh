@@ -3,7 +3,8 @@
 # must pass. As root nothing may skip; otherwise only the cases that say they
 # need root may.
 set -euo pipefail
-STEP=perf-test-new
+STEP="perf-test-new"
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 perf=$BUILD/patched/perf

@@ -3,6 +3,7 @@
 # out as a worktree in build/src-base) and the patched tree (build/src).
 set -euo pipefail
 STEP=prepare
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 "$TOP/scripts/fetch-base.sh"

@@ -3,6 +3,7 @@
 # checkout of the base, and gives exactly the tree that was built.
 set -euo pipefail
 STEP=verify-series
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 wt=$BUILD/verify-series

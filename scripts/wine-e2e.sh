@@ -4,7 +4,8 @@
 # which stock perf shows as raw offsets; debug files written from the DLLs'
 # own export and COFF tables make stock perf name them.
 set -euo pipefail
-STEP=wine-e2e
+STEP="wine-e2e"
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 wine=/usr/lib/wine/wine64
