@@ -12,7 +12,7 @@ cd "$SRC"
 git config user.name >/dev/null || git config user.name "perf-fallback harness"
 git config user.email >/dev/null || git config user.email "harness@localhost"
 
-series_id=$(cd "$TOP/patches" && { cat series; xargs -r cat <series; } 2>/dev/null | sha1sum | cut -c1-40)
+series_id=$(series_id)
 stamp=.git/series-applied
 
 if [ -f "$stamp" ]; then

@@ -31,6 +31,6 @@ done
 cp "$tmp"/*.patch "$tmp/series" "$TOP/patches/"
 
 # The tree now matches patches/: record it, so apply-series leaves it alone.
-series_id=$(cd "$TOP/patches" && { cat series; xargs -r cat <series; } | sha1sum | cut -c1-40)
+series_id=$(series_id)
 echo "$series_id $(git rev-parse HEAD)" >.git/series-applied
 note "exported $n patches ($changed files changed)"

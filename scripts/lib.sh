@@ -18,3 +18,8 @@ TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${BUILD:-$TOP/build}
 SRC=$BUILD/src
 SRC_BASE=$BUILD/src-base
+
+# The identity of patches/: the series file and every patch it lists.
+series_id() {
+	(cd "$TOP/patches" && { cat series; xargs -r cat <series; } 2>/dev/null | sha1sum | cut -c1-40)
+}
