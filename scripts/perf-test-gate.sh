@@ -3,8 +3,9 @@
 # if a test that passes on base does not pass on patched, and still fails more
 # often on patched than on base when each is run again on its own (see
 # RERUNS below). Tests known to be flaky on these machines may be listed in
-# scripts/perf-test-flaky.txt, each with its reason; nothing else is excused. Tests that hang here are not run at all,
-# on either side: scripts/perf-test-skip.txt, each with its reason.
+# scripts/perf-test-flaky.txt, each with its reason; nothing else is excused.
+# Tests that hang here are not run at all, on either side:
+# scripts/perf-test-skip.txt, each with its reason.
 set -euo pipefail
 STEP=perf-test-gate
 # shellcheck source=lib.sh
@@ -12,15 +13,21 @@ STEP=perf-test-gate
 
 logs=$BUILD/logs
 mkdir -p "$logs"
+
+# number PERF DESC: the number of the test (or of the suite of a "SUITE / CASE").
+number() {
+	(cd "$logs" && "$1" test list 2>&1) | awk -v d="${2%% / *}" '
+		/^ *[0-9]+: / { n = $0; sub(/:.*/, "", n); sub(/^ */, "", n)
+			t = $0; sub(/^ *[0-9]+: /, "", t); if (t == d) { print n; exit } }'
+}
+
 for v in base patched; do
 	note "perf test on $v (several minutes)"
 	start=$(date +%s)
 	# The numbers of the tests skipped here, in this perf's numbering.
-	skip=$(cd "$logs" && "$BUILD/$v/perf" test list 2>&1 | awk -F'\t' '
-		NR == FNR { if ($1 !~ /^#/ && $1 != "") want[$1] = 1; next }
-		/^ *[0-9]+: / { n = $0; sub(/:.*/, "", n); sub(/^ */, "", n)
-			d = $0; sub(/^ *[0-9]+: /, "", d); if (d in want) print n }' \
-		"$TOP/scripts/perf-test-skip.txt" - | paste -sd, -)
+	skip=$(grep -v '^#' "$TOP/scripts/perf-test-skip.txt" | cut -f1 |
+		while read -r d; do [ -z "$d" ] || number "$BUILD/$v/perf" "$d"; done |
+		paste -sd, -)
 	# From a folder with no tests/shell, so each perf runs the shell tests
 	# next to its own binary, with its own perf first in PATH.
 	(cd "$logs" && PATH=$BUILD/$v:$PATH timeout 2400 "$BUILD/$v/perf" test ${skip:+-s "$skip"}) \
@@ -37,13 +44,6 @@ done
 # times on each perf, one after the other; it is a regression if patched fails
 # more of those runs than base.
 RERUNS=${RERUNS:-3}
-
-# number PERF DESC: the number of the test (or of the suite of a "SUITE / CASE").
-number() {
-	(cd "$logs" && "$1" test list 2>&1) | awk -v d="${2%% / *}" '
-		/^ *[0-9]+: / { n = $0; sub(/:.*/, "", n); sub(/^ */, "", n)
-			t = $0; sub(/^ *[0-9]+: /, "", t); if (t == d) { print n; exit } }'
-}
 
 # fails V DESC: in how many of RERUNS lone runs on perf V the test did not pass.
 fails() {
