@@ -189,18 +189,13 @@ static int parse_hex(const char **pp, uint64_t *v)
  * --perfmap): its header pseudo-records (RVAs 0xFFFFFFFB-0xFFFFFFFF, size 0)
  * are recognised and skipped.
  */
-static int read_map(const char *path, struct syms *s, const struct pe *pe, int rva)
+static int read_map(FILE *f, const char *path, struct syms *s, const struct pe *pe, int rva)
 {
 	unsigned long bad = 0, header = 0, lineno = 0;
-	FILE *f = fopen(path, "r");
 	char *line = NULL;
 	size_t n = 0;
 	ssize_t len;
 
-	if (!f) {
-		fprintf(stderr, "%s: cannot open %s: %s\n", prog, path, strerror(errno));
-		return -1;
-	}
 	while ((len = getline(&line, &n, f)) > 0) {
 		uint64_t start, size;
 		const char *p = line;
@@ -229,12 +224,10 @@ static int read_map(const char *path, struct syms *s, const struct pe *pe, int r
 		}
 		if (syms_add(s, off, size, p)) {
 			free(line);
-			fclose(f);
 			return -1;
 		}
 	}
 	free(line);
-	fclose(f);
 	if (bad)
 		fprintf(stderr, "%s: %s: skipped %lu malformed of %lu lines\n", prog, path, bad,
 			lineno);
@@ -444,90 +437,77 @@ static int mkdir_parents(char *path)
 	return 0;
 }
 
-static void usage(FILE *f)
+struct opts {
+	const char *map, *out, *root, *machine;
+	int rva, no_pe, install, verbose;
+};
+
+/* An executable mapping of an image in a live process. */
+struct range {
+	uint64_t start, end, pgoff;
+};
+
+/*
+ * Symbols for an image of a live process: the perf map's entries (absolute
+ * addresses) that start inside one of the image's executable mappings,
+ * turned into file offsets as perf does (ip - start + pgoff). Returns how
+ * many there are, added to @s unless it is NULL, or -1.
+ */
+static long add_live(struct syms *s, const struct syms *perf_map, const struct range *r,
+		     size_t nr)
 {
-	fprintf(f,
-"usage: %s [options] IMAGE\n"
-"Write an ELF debug file naming the code in IMAGE at its file offsets, which\n"
-"perf reads for samples in IMAGE, whatever address it is mapped at.\n"
-"\n"
-"Symbols (from the PE export and COFF symbol tables by default):\n"
-"  --map FILE        from FILE's \"OFFSET SIZE name\" lines (hex file offsets)\n"
-"  --rva             FILE's values are RVAs, as crossgen2 --perfmap writes them\n"
-"  --no-pe           with --map, ignore IMAGE's own PE tables\n"
-"Output (one of):\n"
-"  -o, --output OUT  write the debug file to OUT\n"
-"  --install         write it where perf looks: /usr/lib/debug/<IMAGE path>.debug\n"
-"  --root DIR        with --install: under DIR, for 'perf report --symfs DIR'\n"
-"Other:\n"
-"  -m, --machine M   x86_64, i386, aarch64 or arm, for non-PE images\n"
-"                    (default: this machine's)\n"
-"  -v, --verbose     print the symbols written\n", prog);
+	long found = 0;
+	size_t i, j;
+
+	for (i = 0; i < perf_map->nr; i++) {
+		const struct sym *e = &perf_map->v[i];
+
+		for (j = 0; j < nr; j++) {
+			uint64_t size = e->size;
+
+			if (e->offset < r[j].start || e->offset >= r[j].end)
+				continue;
+			if (size > r[j].end - e->offset)
+				size = r[j].end - e->offset;
+			if (s && syms_add(s, e->offset - r[j].start + r[j].pgoff, size, e->name))
+				return -1;
+			found++;
+			break;
+		}
+	}
+	return found;
 }
 
-int main(int argc, char **argv)
+/*
+ * Write the debug file for @image, read at @file (the same file, seen from
+ * this process). Its symbols come from the live process's perf map if
+ * @perf_map is given, else from --map or the image's PE tables.
+ */
+static int do_image(const char *image, const char *file, const struct opts *o,
+		    const struct syms *perf_map, const struct range *r, size_t nr)
 {
-	static const struct option opts[] = {
-		{ "map", required_argument, NULL, 'M' },
-		{ "rva", no_argument, NULL, 'r' },
-		{ "no-pe", no_argument, NULL, 'n' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "install", no_argument, NULL, 'i' },
-		{ "root", required_argument, NULL, 'R' },
-		{ "machine", required_argument, NULL, 'm' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *map = NULL, *out = NULL, *root = NULL, *machine = NULL, *err;
-	int rva = 0, no_pe = 0, install = 0, verbose = 0, em, class, c, fd, ret = 1;
-	char image[PATH_MAX], *path = NULL;
+	const char *err = "not a PE image", *machine = o->machine, *out = o->out;
 	struct syms s = { 0 };
 	struct pe pe = { 0 };
+	char *path = NULL;
 	struct utsname uts;
 	const uint8_t *buf;
-	int is_pe = 0;
+	int is_pe = 0, em, class, fd, ret = -1;
 	struct stat st;
 	size_t i;
 
-	while ((c = getopt_long(argc, argv, "o:m:vh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'M': map = optarg; break;
-		case 'r': rva = 1; break;
-		case 'n': no_pe = 1; break;
-		case 'o': out = optarg; break;
-		case 'i': install = 1; break;
-		case 'R': root = optarg; break;
-		case 'm': machine = optarg; break;
-		case 'v': verbose = 1; break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
-		}
-	}
-	if (optind != argc - 1 || (!out == !install) || (root && !install) ||
-	    ((rva || no_pe) && !map)) {
-		usage(stderr);
-		return 2;
-	}
-	if (elf_version(EV_CURRENT) == EV_NONE) {
-		fprintf(stderr, "%s: libelf: %s\n", prog, elf_errmsg(-1));
-		return 1;
-	}
-	if (!realpath(argv[optind], image)) {
-		fprintf(stderr, "%s: %s: %s\n", prog, argv[optind], strerror(errno));
-		return 1;
-	}
-
-	fd = open(image, O_RDONLY | O_CLOEXEC);
+	fd = open(file, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size == 0) {
 		fprintf(stderr, "%s: %s: not a readable, non-empty regular file\n", prog, image);
-		return 1;
+		if (fd >= 0)
+			close(fd);
+		return -1;
 	}
 	buf = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	close(fd);
 	if (buf == MAP_FAILED) {
 		fprintf(stderr, "%s: cannot map %s: %s\n", prog, image, strerror(errno));
-		return 1;
+		return -1;
 	}
 	if (st.st_size >= 4 && !memcmp(buf, ELFMAG, SELFMAG)) {
 		fprintf(stderr, "%s: %s is ELF: perf reads its symbols itself\n", prog, image);
@@ -535,14 +515,14 @@ int main(int argc, char **argv)
 	}
 	s.limit = st.st_size;
 
-	is_pe = !no_pe && pe_open(&pe, buf, st.st_size, &err) == 0;
-	if (!map && !is_pe) {
+	is_pe = !o->no_pe && pe_open(&pe, buf, st.st_size, &err) == 0;
+	if (!o->map && !perf_map && !is_pe) {
 		fprintf(stderr, "%s: %s: %s; give its symbols with --map\n", prog, image, err);
 		goto out;
 	}
-	if (rva && !is_pe) {
+	if (o->rva && !is_pe) {
 		fprintf(stderr, "%s: --rva needs a PE image: %s: %s\n", prog, image,
-			no_pe ? "--no-pe given" : err);
+			o->no_pe ? "--no-pe given" : err);
 		goto out;
 	}
 
@@ -559,8 +539,20 @@ int main(int argc, char **argv)
 		}
 	}
 
-	if (map) {
-		if (read_map(map, &s, is_pe ? &pe : NULL, rva))
+	if (perf_map) {
+		if (add_live(&s, perf_map, r, nr) < 0)
+			goto out;
+	} else if (o->map) {
+		FILE *f = fopen(o->map, "r");
+		int err_map;
+
+		if (!f) {
+			fprintf(stderr, "%s: cannot open %s: %s\n", prog, o->map, strerror(errno));
+			goto out;
+		}
+		err_map = read_map(f, o->map, &s, is_pe ? &pe : NULL, o->rva);
+		fclose(f);
+		if (err_map)
 			goto out;
 	} else {
 		int nr_exp = pe_exports(&pe, syms_add, &s);
@@ -573,8 +565,8 @@ int main(int argc, char **argv)
 				image);
 	}
 	if (s.skipped)
-		fprintf(stderr, "%s: skipped %lu symbols outside the image's code\n", prog,
-			s.skipped);
+		fprintf(stderr, "%s: %s: skipped %lu symbols outside the image's code\n", prog,
+			image, s.skipped);
 	if (syms_finish(&s, is_pe ? &pe : NULL))
 		goto out;
 	if (!s.nr) {
@@ -582,15 +574,15 @@ int main(int argc, char **argv)
 		goto out;
 	}
 
-	if (install) {
-		if (asprintf(&path, "%s/usr/lib/debug%s.debug", root ? root : "", image) < 0 ||
-		    mkdir_parents(path))
+	if (o->install) {
+		if (asprintf(&path, "%s/usr/lib/debug%s.debug", o->root ? o->root : "",
+			     image) < 0 || mkdir_parents(path))
 			goto out;
 		out = path;
 	}
 	if (write_elf(out, &s, em, class))
 		goto out;
-	if (verbose) {
+	if (o->verbose) {
 		for (i = 0; i < s.nr; i++)
 			printf("%#10llx %#8llx %s\n", (unsigned long long)s.v[i].offset,
 			       (unsigned long long)s.v[i].size, s.v[i].name);
@@ -605,4 +597,288 @@ out:
 	pe_close(&pe);
 	munmap((void *)buf, st.st_size);
 	return ret;
+}
+
+/*
+ * Open a live process's perf map as perf's fallback does: no symlink, no
+ * blocking on a FIFO, a regular file owned by root, by us or by the process.
+ */
+static FILE *open_perf_map(const char *path, uid_t pid_uid)
+{
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+	FILE *f;
+
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+	    (st.st_uid && st.st_uid != geteuid() && st.st_uid != pid_uid)) {
+		fprintf(stderr, "%s: %s: not a regular file owned by root, you or the process\n",
+			prog, path);
+		close(fd);
+		errno = EPERM;
+		return NULL;
+	}
+	f = fdopen(fd, "r");
+	if (!f)
+		close(fd);
+	return f;
+}
+
+/* The pid of process @pid in its own pid namespace (the last NSpid field). */
+static long ns_pid(long pid)
+{
+	char path[64], *line = NULL;
+	long nspid = pid;
+	size_t n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%ld/status", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return pid;
+	while (getline(&line, &n, f) > 0) {
+		char *p = line, *end;
+
+		if (strncmp(line, "NSpid:", 6))
+			continue;
+		for (p += 6; ; p = end) {
+			long v = strtol(p, &end, 10);
+
+			if (end == p)
+				break;
+			nspid = v;
+		}
+		break;
+	}
+	free(line);
+	fclose(f);
+	return nspid;
+}
+
+/*
+ * --pid: a debug file for each non-ELF image mapped executable in process
+ * @pid, from the entries of its perf map (or --map) that fall in the image.
+ */
+static int do_pid(long pid, const struct opts *o)
+{
+	char path[PATH_MAX], file[PATH_MAX], *line = NULL, **images = NULL;
+	struct syms perf_map = { .limit = UINT64_MAX };
+	unsigned long nr_deleted = 0, written = 0, failed = 0;
+	struct range *r = NULL, *group = NULL;
+	size_t n = 0, nr = 0, i, j, nr_group;
+	struct stat st;
+	int ret = 1, err_map;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%ld", pid);
+	if (stat(path, &st)) {
+		fprintf(stderr, "%s: no process %ld\n", prog, pid);
+		return 1;
+	}
+	if (o->map) {
+		snprintf(path, sizeof(path), "%s", o->map);
+		f = open_perf_map(path, st.st_uid);
+	} else {
+		/* As perf looks: in the process's mount namespace, then here. */
+		snprintf(path, sizeof(path), "/proc/%ld/root/tmp/perf-%ld.map", pid,
+			 ns_pid(pid));
+		f = open_perf_map(path, st.st_uid);
+		if (!f && errno != EPERM) {
+			snprintf(path, sizeof(path), "/tmp/perf-%ld.map", pid);
+			f = open_perf_map(path, st.st_uid);
+		}
+	}
+	if (!f) {
+		if (errno != EPERM)
+			fprintf(stderr, "%s: cannot open %s: %s\n", prog, path, strerror(errno));
+		return 1;
+	}
+	err_map = read_map(f, path, &perf_map, NULL, 0);
+	fclose(f);
+	if (err_map)
+		goto out;
+
+	snprintf(path, sizeof(path), "/proc/%ld/maps", pid);
+	f = fopen(path, "r");
+	if (!f) {
+		fprintf(stderr, "%s: cannot open %s: %s\n", prog, path, strerror(errno));
+		goto out;
+	}
+	while (getline(&line, &n, f) > 0) {
+		unsigned long long start, end, pgoff;
+		char perm[5], *name;
+		size_t len;
+		void *p;
+		int pos;
+
+		if (sscanf(line, "%llx-%llx %4s %llx %*s %*s %n", &start, &end, perm, &pgoff,
+			   &pos) != 4 || perm[2] != 'x')
+			continue;
+		name = line + pos;
+		len = strcspn(name, "\n");
+		name[len] = '\0';
+		if (name[0] != '/')
+			continue;	/* anon (perf names it from the perf map), [vdso] */
+		if (len > 10 && !strcmp(name + len - 10, " (deleted)")) {
+			nr_deleted++;	/* memfds too: nothing later processes map */
+			continue;
+		}
+		p = realloc(r, (nr + 1) * sizeof(*r));
+		if (!p)
+			goto out_close;
+		r = p;
+		p = realloc(images, (nr + 1) * sizeof(*images));
+		if (!p)
+			goto out_close;
+		images = p;
+		images[nr] = strdup(name);
+		if (!images[nr])
+			goto out_close;
+		r[nr++] = (struct range){ start, end, pgoff };
+	}
+	group = malloc((nr ? nr : 1) * sizeof(*group));
+	if (!group)
+		goto out_close;
+
+	/* One debug file an image, from all its executable maps. */
+	for (i = 0; i < nr; i++) {
+		char magic[SELFMAG];
+		int fd, is_elf = 0;
+
+		if (!images[i][0])
+			continue;
+		for (j = i, nr_group = 0; j < nr; j++) {
+			if (j > i && strcmp(images[j], images[i]))
+				continue;
+			group[nr_group++] = r[j];
+			if (j > i)
+				images[j][0] = '\0';	/* done with it */
+		}
+		if (add_live(NULL, &perf_map, group, nr_group) <= 0)
+			continue;
+		snprintf(file, sizeof(file), "/proc/%ld/root%s", pid, images[i]);
+		fd = open(file, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			is_elf = read(fd, magic, SELFMAG) == SELFMAG &&
+				 !memcmp(magic, ELFMAG, SELFMAG);
+			close(fd);
+		}
+		if (is_elf)
+			continue;	/* perf reads its symbols itself */
+		if (do_image(images[i], file, o, &perf_map, group, nr_group))
+			failed++;
+		else
+			written++;
+	}
+	if (nr_deleted)
+		fprintf(stderr, "%s: %lu executable maps of memfds or deleted files: no later "
+			"process maps them, perf's perf map fallback names them\n", prog,
+			nr_deleted);
+	if (!written && !failed)
+		fprintf(stderr, "%s: no entry of the perf map falls in a non-ELF image "
+			"of process %ld\n", prog, pid);
+	ret = !written || failed;
+out_close:
+	fclose(f);
+out:
+	for (i = 0; i < nr; i++)
+		free(images[i]);
+	free(images);
+	free(group);
+	free(r);
+	free(line);
+	for (i = 0; i < perf_map.nr; i++)
+		free(perf_map.v[i].name);
+	free(perf_map.v);
+	return ret;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: %s [options] IMAGE\n"
+"       %s --pid PID --install [--root DIR] [--map FILE]\n"
+"Write an ELF debug file naming the code in IMAGE at its file offsets, which\n"
+"perf reads for samples in IMAGE, whatever address it is mapped at.\n"
+"\n"
+"Symbols (from the PE export and COFF symbol tables by default):\n"
+"  --map FILE        from FILE's \"OFFSET SIZE name\" lines (hex file offsets)\n"
+"  --rva             FILE's values are RVAs, as crossgen2 --perfmap writes them\n"
+"  --no-pe           with --map, ignore IMAGE's own PE tables\n"
+"  --pid PID         for each non-ELF image that process PID runs code from, the\n"
+"                    entries of its perf map (/tmp/perf-PID.map, or --map FILE)\n"
+"                    that fall in the image: what a runtime logged once names\n"
+"                    the image in every later process\n"
+"Output (one of):\n"
+"  -o, --output OUT  write the debug file to OUT\n"
+"  --install         write it where perf looks: /usr/lib/debug/<IMAGE path>.debug\n"
+"  --root DIR        with --install: under DIR, for 'perf report --symfs DIR'\n"
+"Other:\n"
+"  -m, --machine M   x86_64, i386, aarch64 or arm, for non-PE images\n"
+"                    (default: this machine's)\n"
+"  -v, --verbose     print the symbols written\n", prog, prog);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "map", required_argument, NULL, 'M' },
+		{ "rva", no_argument, NULL, 'r' },
+		{ "no-pe", no_argument, NULL, 'n' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "install", no_argument, NULL, 'i' },
+		{ "root", required_argument, NULL, 'R' },
+		{ "machine", required_argument, NULL, 'm' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct opts o = { 0 };
+	char image[PATH_MAX], *end;
+	long pid = 0;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "o:m:vh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'M': o.map = optarg; break;
+		case 'r': o.rva = 1; break;
+		case 'n': o.no_pe = 1; break;
+		case 'p':
+			pid = strtol(optarg, &end, 10);
+			if (*end || pid <= 0) {
+				fprintf(stderr, "%s: --pid %s: not a process id\n", prog, optarg);
+				return 2;
+			}
+			break;
+		case 'o': o.out = optarg; break;
+		case 'i': o.install = 1; break;
+		case 'R': o.root = optarg; break;
+		case 'm': o.machine = optarg; break;
+		case 'v': o.verbose = 1; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (pid && o.out) {
+		fprintf(stderr, "%s: --pid writes a file for each image: use --install\n", prog);
+		return 2;
+	}
+	if (optind != argc - !pid || (!o.out == !o.install) || (o.root && !o.install) ||
+	    ((o.rva || o.no_pe) && (!o.map || pid))) {
+		usage(stderr);
+		return 2;
+	}
+	if (elf_version(EV_CURRENT) == EV_NONE) {
+		fprintf(stderr, "%s: libelf: %s\n", prog, elf_errmsg(-1));
+		return 1;
+	}
+	if (pid)
+		return do_pid(pid, &o);
+	if (!realpath(argv[optind], image)) {
+		fprintf(stderr, "%s: %s: %s\n", prog, argv[optind], strerror(errno));
+		return 1;
+	}
+	return do_image(image, image, &o, NULL, NULL, 0) ? 1 : 0;
 }

@@ -1,8 +1,9 @@
 #!/bin/bash
 # End to end for mkdebugelf: two processes run the AOT-style workload from one
 # non-ELF image at different addresses and leave no perf map; a debug file
-# written from an offline map of the image makes both stock and patched perf
-# name their samples.
+# written from an offline map of the image, or from the perf map of an earlier
+# process while it ran (--pid), makes both stock and patched perf name their
+# samples.
 set -euo pipefail
 STEP=offline-e2e
 # shellcheck source=lib.sh
@@ -14,6 +15,17 @@ out=$BUILD/offline-e2e
 rm -rf "$out"
 mkdir -p "$out"
 make -s -C "$TOP/mkdebugelf" O="$BUILD/mkdebugelf" || die "cannot build mkdebugelf"
+
+# A process that maps the image elsewhere still and names it in its perf map.
+"$patched" test -w mapimage 2 "$out/app.img" 32 &
+live=$!
+for _ in $(seq 50); do
+	[ -s "/tmp/perf-$live.map" ] && break
+	sleep 0.1
+done
+"$tool" --pid "$live" --install --root "$out/live-symfs" >"$out/live.txt" 2>&1 ||
+	die "mkdebugelf --pid $live failed: $(head -n 1 "$out/live.txt")"
+wait "$live" || die "the workload of process $live failed"
 
 "$patched" record -q -o "$out/perf.data" -e cpu-clock -- sh -c "
 	$patched test -w mapimage 1 $out/app.img 0 &
@@ -32,17 +44,20 @@ done
 printf '1000 100 mapimage_one\n1100 100 mapimage_two\n1200 100 mapimage_four\n' >"$out/app.map"
 "$tool" --map "$out/app.map" --install --root "$out/symfs" "$out/app.img"
 
-for v in base patched; do
-	"$BUILD/$v/perf" report -i "$out/perf.data" --symfs "$out/symfs" --stdio -q \
-		--sort pid,dso,sym 2>/dev/null >"$out/report-$v.txt"
-	for pid in $pids; do
-		for f in mapimage_one mapimage_two mapimage_four; do
-			grep -q "$pid:.*app\.img .*\[\.\] $f\$" "$out/report-$v.txt" ||
-				die "$v perf does not name $f in process $pid (see $out/report-$v.txt)"
+for symfs in symfs live-symfs; do
+	for v in base patched; do
+		report=$out/report-$symfs-$v.txt
+		"$BUILD/$v/perf" report -i "$out/perf.data" --symfs "$out/$symfs" --stdio -q \
+			--sort pid,dso,sym 2>/dev/null >"$report"
+		for pid in $pids; do
+			for f in mapimage_one mapimage_two mapimage_four; do
+				grep -q "$pid:.*app\.img .*\[\.\] $f\$" "$report" ||
+					die "$v perf does not name $f in process $pid (see $report)"
+			done
 		done
+		if grep -q 'app\.img .*\[\.\] 0x' "$report"; then
+			die "$v perf leaves raw offsets in app.img (see $report)"
+		fi
+		note "$symfs: $v perf names every app.img sample of both processes"
 	done
-	if grep -q 'app\.img .*\[\.\] 0x' "$out/report-$v.txt"; then
-		die "$v perf leaves raw offsets in app.img (see $out/report-$v.txt)"
-	fi
-	note "$v perf names every app.img sample of both processes"
 done

@@ -117,5 +117,46 @@ expect_status "duplicates, overlaps, beyond the file" 0 "$tool" --map dup.map -o
 	{ bad "dup map:"; syms d.debug; }
 expect_status "--rva on a non-PE image" 1 "$tool" --map dup.map --rva -o x.debug zero.img
 
+# --pid: a live process's perf map, turned into file offsets of its images.
+# live_start [--map FILE]: run liveproc.py, its perf map at FILE or its own.
+live_start() {
+	rm -f live.img
+	coproc LIVE { exec python3 "$here/liveproc.py" "$tmp/live.img" "$1"; }
+	read -r _ <&"${LIVE[0]}"
+}
+live_stop() {
+	eval "exec ${LIVE[1]}>&-"
+	wait "$LIVE_PID"
+}
+live_start "$tmp/unused"
+live=$LIVE_PID
+mv "$tmp/unused" "/tmp/perf-$live.map"
+expect_status "--pid, its perf map in /tmp" 0 "$tool" --pid "$live" --install --root live
+want="1100 64 f_a
+3010 4080 f_b"
+[ "$(syms "live/usr/lib/debug$tmp/live.img.debug")" = "$want" ] &&
+	ok "perf map addresses at file offsets, cut at the map's end" ||
+	{ bad "--pid symbols:"; syms "live/usr/lib/debug$tmp/live.img.debug"; }
+grep -q '1 executable maps of memfds or deleted files' err.txt &&
+	ok "the deleted file left to the fallback" || bad "deleted file: $(cat err.txt)"
+[ "$(find live -type f | wc -l)" = 1 ] && ok "one debug file, for the non-ELF image only" ||
+	bad "debug files: $(find live -type f)"
+expect_status "--pid with -o" 2 "$tool" --pid "$live" -o x.debug
+rm -f "/tmp/perf-$live.map"
+expect_status "--pid, no perf map" 1 "$tool" --pid "$live" --install --root live2
+live_stop
+
+live_start "$tmp/pm"
+cp pm pm.real
+ln -sf pm.real pm.link
+expect_status "--pid, perf map as a symlink" 1 "$tool" --pid "$LIVE_PID" --map pm.link --install
+chown 65534 pm
+expect_status "--pid, perf map of another user" 1 "$tool" --pid "$LIVE_PID" --map pm --install
+rm pm && mkfifo pm
+expect_status "--pid, perf map a FIFO" 1 timeout 10 "$tool" --pid "$LIVE_PID" --map pm --install
+live_stop
+[ -e live2 ] && bad "files written with no perf map: $(find live2)"
+expect_status "--pid, no such process" 1 "$tool" --pid 999999999 --install
+
 echo "mkdebugelf tests: $fails failed"
 [ "$fails" = 0 ]
