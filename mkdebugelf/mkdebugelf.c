@@ -98,6 +98,8 @@ static int syms_finish(struct syms *s, const struct pe *pe)
 	size_t i, j;
 	int ret = -1;
 
+	if (!s->nr)
+		return 0;
 	qsort(s->v, s->nr, sizeof(*s->v), sym_cmp);
 	for (i = 0, j = 0; i < s->nr; i++) {
 		if (j && s->v[j - 1].offset == s->v[i].offset &&

@@ -33,7 +33,9 @@ run checkpatch "$S/checkpatch.sh"
 run perf-test-new "$S/perf-test-new.sh"
 run demo "$S/demo.sh" --check
 run parse-once "$S/parse-once.sh"
-run mkdebugelf sh -c "make -s -C '$TOP/mkdebugelf' O='$BUILD/mkdebugelf' && '$TOP/mkdebugelf/tests/run.sh' '$BUILD/mkdebugelf/mkdebugelf'"
+run mkdebugelf sh -c "make -s -C '$TOP/mkdebugelf' O='$BUILD/mkdebugelf' all asan &&
+	'$TOP/mkdebugelf/tests/run.sh' '$BUILD/mkdebugelf/mkdebugelf' &&
+	'$TOP/mkdebugelf/tests/run.sh' '$BUILD/mkdebugelf/mkdebugelf-asan'"
 run offline-e2e "$S/offline-e2e.sh"
 run wine-e2e "$S/wine-e2e.sh"
 run asan "$S/asan.sh"

@@ -1,7 +1,8 @@
 #!/bin/bash
 # mkdebugelf's tests: symbols of a PE image at the right file offsets, the
 # crossgen2 map format, and bad input that must give an error or skipped
-# lines, never a crash. Usage: run.sh MKDEBUGELF
+# lines, never a crash, nor a sanitizer report when MKDEBUGELF is built with
+# ASan and UBSan (make asan). Usage: run.sh MKDEBUGELF
 set -uo pipefail
 tool=$(realpath "$1")
 here=$(cd "$(dirname "$0")" && pwd)
@@ -9,6 +10,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
 fails=0
+# A sanitizer report exits 99 (ASan, leaks) or 98 (UBSan), never 0, 1 or 2.
+export ASAN_OPTIONS=exitcode=99:detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:exitcode=98
 
 ok() { echo "  ok: $*"; }
 bad() { echo "  FAIL: $*"; fails=$((fails + 1)); }
@@ -26,6 +29,8 @@ expect_status() {
 	rc=$?
 	if [ "$rc" -ge 128 ]; then
 		bad "$what: killed by signal $((rc - 128))"
+	elif [ "$rc" = 98 ] || [ "$rc" = 99 ]; then
+		bad "$what: sanitizer report: $(grep -m 1 -E 'ERROR|runtime error' err.txt)"
 	elif [ "$rc" != "$want" ]; then
 		bad "$what: exit $rc, expected $want: $(head -n 1 err.txt)"
 	else
@@ -97,8 +102,13 @@ grep -q 'is ELF' err.txt || bad "ELF image message: $(cat err.txt)"
 for n in 0x40 0x44 0x60 0x150 0x1a0 0x610 0x800; do
 	python3 "$here/mkpe.py" cut.dll --truncate "$n"
 	rc=0; "$tool" -o cut.debug cut.dll >/dev/null 2>err.txt || rc=$?
-	[ "$rc" -lt 128 ] && ok "truncated at $n: exit $rc, $(head -n 1 err.txt)" ||
+	if [ "$rc" -ge 128 ]; then
 		bad "truncated at $n: signal $((rc - 128))"
+	elif [ "$rc" -gt 2 ]; then
+		bad "truncated at $n: exit $rc: $(grep -m 1 -E 'ERROR|runtime error' err.txt)"
+	else
+		ok "truncated at $n: exit $rc, $(head -n 1 err.txt)"
+	fi
 done
 python3 "$here/mkpe.py" badsec.dll --bad-sections
 expect_status "section data outside the file" 1 "$tool" -o x.debug badsec.dll
