@@ -608,15 +608,18 @@ out:
 static FILE *open_perf_map(const char *path, uid_t pid_uid)
 {
 	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	struct stat st;
+	struct stat st = { 0 };
 	FILE *f;
 
 	if (fd < 0)
 		return NULL;
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
 	    (st.st_uid && st.st_uid != geteuid() && st.st_uid != pid_uid)) {
-		fprintf(stderr, "%s: %s: not a regular file owned by root, you or the process\n",
-			prog, path);
+		if (!S_ISREG(st.st_mode))
+			fprintf(stderr, "%s: %s: not a regular file, not read\n", prog, path);
+		else
+			fprintf(stderr, "%s: %s: owned by uid %u, not root, you or the process: "
+				"not read\n", prog, path, (unsigned int)st.st_uid);
 		close(fd);
 		errno = EPERM;
 		return NULL;
