@@ -483,7 +483,8 @@ static long add_live(struct syms *s, const struct syms *perf_map, const struct r
 /*
  * Write the debug file for @image, read at @file (the same file, seen from
  * this process). Its symbols come from the live process's perf map if
- * @perf_map is given, else from --map or the image's PE tables.
+ * @perf_map is given, else from --map or the image's PE tables. Returns 0,
+ * 1 if @image is ELF (nothing to write), or -1.
  */
 static int do_image(const char *image, const char *file, const struct opts *o,
 		    const struct syms *perf_map, const struct range *r, size_t nr)
@@ -513,6 +514,7 @@ static int do_image(const char *image, const char *file, const struct opts *o,
 	}
 	if (st.st_size >= 4 && !memcmp(buf, ELFMAG, SELFMAG)) {
 		fprintf(stderr, "%s: %s is ELF: perf reads its symbols itself\n", prog, image);
+		ret = 1;
 		goto out;
 	}
 	s.limit = st.st_size;
@@ -748,8 +750,7 @@ static int do_pid(long pid, const struct opts *o)
 
 	/* One debug file an image, from all its executable maps. */
 	for (i = 0; i < nr; i++) {
-		char magic[SELFMAG];
-		int fd, is_elf = 0;
+		int err;
 
 		if (!images[i][0])
 			continue;
@@ -763,17 +764,10 @@ static int do_pid(long pid, const struct opts *o)
 		if (add_live(NULL, &perf_map, group, nr_group) <= 0)
 			continue;
 		snprintf(file, sizeof(file), "/proc/%ld/root%s", pid, images[i]);
-		fd = open(file, O_RDONLY | O_CLOEXEC);
-		if (fd >= 0) {
-			is_elf = read(fd, magic, SELFMAG) == SELFMAG &&
-				 !memcmp(magic, ELFMAG, SELFMAG);
-			close(fd);
-		}
-		if (is_elf)
-			continue;	/* perf reads its symbols itself */
-		if (do_image(images[i], file, o, &perf_map, group, nr_group))
+		err = do_image(images[i], file, o, &perf_map, group, nr_group);
+		if (err < 0)
 			failed++;
-		else
+		else if (!err)
 			written++;
 	}
 	if (nr_deleted)
