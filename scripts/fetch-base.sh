@@ -1,53 +1,91 @@
 #!/bin/bash
-# Fetch Debian's linux-source-6.12, extract the part of the tree perf needs,
+# Fetch Debian's linux-source-7.3 (suite trixie-backports) through an apt
+# configuration of our own under build/apt (the system's apt setup is only
+# read, to find its Debian mirror), extract the part of the tree perf needs,
 # and make it a git repository whose first commit (tag "base") is pristine.
 #
-# Usage: scripts/fetch-base.sh          (BASE_VERSION=... pins a version)
+# Usage: scripts/fetch-base.sh          (BASE_VERSION=... pins another version)
 set -euo pipefail
 STEP=fetch-base
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
-PKG=linux-source-6.12
+PKG=linux-source-7.3
+SUITE=trixie-backports
+PIN=7.3.4-1~bpo13+1
 CACHE=$BUILD/cache
+APT=$BUILD/apt
 mkdir -p "$CACHE"
 
 command -v dpkg-deb >/dev/null || die "dpkg-deb not found: this harness needs Debian"
 
-version=${BASE_VERSION:-}
-if [ -z "$version" ]; then
-	version=$(apt-cache policy "$PKG" 2>/dev/null | sed -n 's/^ *Candidate: //p')
-	[ "$version" = "(none)" ] && version=
-fi
-if [ -z "$version" ]; then
-	# No apt lists: fall back to the newest cached download.
-	deb=$(ls -1 "$CACHE"/"${PKG}"_*_all.deb 2>/dev/null | sort -V | tail -n 1 || true)
-	[ -n "$deb" ] || die "no version of $PKG known to apt (run apt-get update) and none cached in $CACHE"
-	version=$(dpkg-deb -f "$deb" Version)
-fi
+# The Debian mirror the system's apt sources name (not its security archive).
+mirror() {
+	{
+		awk '/^URIs:/ { u = $2 } /^Suites:/ { s = $0 }
+		     /^$/ { if (u != "" && s !~ /-security/) print u; u = ""; s = "" }
+		     END { if (u != "" && s !~ /-security/) print u }' \
+			/etc/apt/sources.list.d/*.sources 2>/dev/null
+		awk '$1 == "deb" && $3 !~ /-security/ { for (i = 2; i <= NF; i++) if ($i !~ /^\[/) { print $i; break } }' \
+			/etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null
+	} | grep -m1 '/debian/\?$' || true
+}
 
-# Debian writes "1:..." epochs as "1%3a" in file names; this package has none.
-deb=$CACHE/${PKG}_${version}_all.deb
+# aptx apt-get|apt-cache ARGS...: with our sources, lists, cache and status.
+aptx() {
+	local cmd=$1
+	shift
+	"$cmd" -q -o Dir::Etc::SourceList="$APT/sources.list" \
+		-o Dir::Etc::SourceParts=/dev/null -o Dir::Etc::Preferences=/dev/null \
+		-o Dir::Etc::PreferencesParts=/dev/null \
+		-o Dir::State::Lists="$APT/lists" -o Dir::Cache="$APT/cache" \
+		-o Dir::State::Status="$APT/status" "$@"
+}
 
-if [ -f "$SRC/.git/base-version" ] && [ "$(cat "$SRC/.git/base-version")" = "$version" ]; then
-	note "base tree $PKG $version already extracted in $SRC"
+# A cached .deb of the wanted version needs no apt at all.
+want=${BASE_VERSION:-$PIN}
+deb=$CACHE/${PKG}_${want}_all.deb
+if [ -f "$SRC/.git/base-version" ] && [ "$(cat "$SRC/.git/base-version")" = "$want" ]; then
+	note "base tree $PKG $want already extracted in $SRC"
 	exit 0
 fi
 
 if ! dpkg-deb --info "$deb" >/dev/null 2>&1; then
 	rm -f "$deb"
-	note "downloading $PKG=$version"
-	(cd "$CACHE" && apt-get download -q "$PKG=$version" 2>&1 | grep -v '^W: Download is performed unsandboxed' || true)
-	[ -f "$deb" ] || die "apt-get download $PKG=$version failed (no apt access? run apt-get update)"
+	url=$(mirror)
+	[ -n "$url" ] || die "no Debian mirror found in /etc/apt/sources.list{,.d}"
+	mkdir -p "$APT/lists/partial" "$APT/cache/archives/partial"
+	: >"$APT/status"
+	echo "deb $url $SUITE main" >"$APT/sources.list"
+	note "apt-get update of $SUITE from $url (private lists in $APT)"
+	aptx apt-get update >"$APT/update.log" 2>&1 ||
+		die "apt-get update of $SUITE failed: $(grep -m1 '^[EW]:' "$APT/update.log" || tail -n 1 "$APT/update.log")"
+	versions=$(aptx apt-cache show "$PKG" 2>/dev/null | sed -n 's/^Version: //p' | sort -V || true)
+	if ! printf '%s\n' "$versions" | grep -qxF "$want"; then
+		[ -n "${BASE_VERSION:-}" ] && die "$PKG=$want is not in $SUITE (it has: $(echo $versions))"
+		want=$(for p in $(aptx apt-cache pkgnames linux-source-7.); do aptx apt-cache show "$p"; done 2>/dev/null |
+			awk '/^Package:/ { p = $2 } /^Version:/ { print $2 "\t" p }' | sort -V | tail -n 1 || true)
+		[ -n "$want" ] || die "no linux-source-7.x in $SUITE"
+		PKG=${want#*$'\t'} want=${want%$'\t'*}
+		note "pinned $PIN is gone from $SUITE; using the newest 7.x it has: $PKG $want"
+		deb=$CACHE/${PKG}_${want}_all.deb
+	fi
+	note "downloading $PKG=$want"
+	(cd "$CACHE" && aptx apt-get download "$PKG=$want" >"$APT/download.log" 2>&1) ||
+		die "apt-get download $PKG=$want failed: $(tail -n 1 "$APT/download.log")"
+	# Debian writes the epoch-less version with "~" and "+" as they are.
+	[ -f "$deb" ] || deb=$(ls -1 "$CACHE/${PKG}_"*"_all.deb" | sort -V | tail -n 1)
 	dpkg-deb --info "$deb" >/dev/null 2>&1 || { rm -f "$deb"; die "$deb is corrupt or partial; removed it, run again"; }
 fi
+version=$(dpkg-deb -f "$deb" Version)
+PKG=$(dpkg-deb -f "$deb" Package)
 note "using $PKG $version"
 
 tmp=$BUILD/src.tmp
 rm -rf "$tmp" "$SRC" "$SRC_BASE"
 mkdir -p "$tmp"
 tarball=$tmp/linux-source.tar.xz
-dpkg-deb --fsys-tarfile "$deb" | tar -xO ./usr/src/$PKG.tar.xz >"$tarball" ||
+dpkg-deb --fsys-tarfile "$deb" | tar -xO "./usr/src/$PKG.tar.xz" >"$tarball" ||
 	die "cannot unpack $deb"
 
 top=$PKG
@@ -55,7 +93,8 @@ tar -xJf "$tarball" -O "$top/tools/perf/MANIFEST" >"$tmp/MANIFEST" ||
 	die "no tools/perf/MANIFEST in $deb"
 
 # What perf's MANIFEST lists, plus what "make kernelversion" (used for
-# "perf version"), checkpatch.pl and get_maintainer.pl need.
+# "perf version"), checkpatch.pl and get_maintainer.pl need; each path once
+# (tar fails on a member named twice).
 {
 	sed "s|^|$top/|" "$tmp/MANIFEST"
 	for f in Makefile MAINTAINERS COPYING .get_maintainer.ignore \
@@ -65,7 +104,7 @@ tar -xJf "$tarball" -O "$top/tools/perf/MANIFEST" >"$tmp/MANIFEST" ||
 		scripts/const_structs.checkpatch scripts/get_maintainer.pl; do
 		echo "$top/$f"
 	done
-} >"$tmp/list"
+} | awk 'NF && !seen[$0]++' >"$tmp/list"
 mkdir -p "$tmp/tree"
 tar -xJf "$tarball" -C "$tmp/tree" --strip-components=1 --wildcards \
 	-T "$tmp/list" 2>"$tmp/tar.err" || {
