@@ -39,9 +39,12 @@ fi
 rm -f "$out/.harness-stamp"
 
 log=$out/build.log
-# libbfd stays off (no BUILD_NONDISTRO), as in distributions' perf.
+# libbfd stays off (no BUILD_NONDISTRO), as in distributions' perf. perl and
+# libunwind are opt-in since 7.x. NO_RUST: perf would build a Rust test
+# workload with whatever rustc is on PATH, whose objects GNU ar's LLVM plugin
+# rejects here ("LLVM ERROR: Invalid encoding").
 if ! make -C "$tree/tools/perf" O="$out" -j"$(nproc)" \
-	PYTHON=/usr/bin/python3 NO_JEVENTS=0 "$@" >"$log" 2>&1; then
+	PYTHON=/usr/bin/python3 NO_JEVENTS=0 LIBPERL=1 LIBUNWIND=1 NO_RUST=1 "$@" >"$log" 2>&1; then
 	grep -m 5 -E 'error|Error' "$log" >&2 || tail -n 5 "$log" >&2
 	die "make failed, full log in $log"
 fi
