@@ -1,7 +1,7 @@
 #!/bin/bash
-# Turn 'perf test' output (6.12 format) into one line per test:
+# Turn 'perf test' output (6.12 to 7.3 format) into one line per test:
 #   STATUS<TAB>SUITE[ / CASE]
-# with STATUS one of ok, fail, skip. 6.12's perf test exits 0 even when tests
+# with STATUS one of ok, fail, skip. perf test may exit 0 even when tests
 # fail, so this output is what decides.
 # Usage: scripts/perf-test-results.sh < perf-test-output
 set -euo pipefail
