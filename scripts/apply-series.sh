@@ -26,6 +26,9 @@ if [ -f "$stamp" ]; then
 	fi
 fi
 
+if [ ! -f "$stamp" ] && [ "$(git rev-parse HEAD)" != "$(git rev-parse base)" ]; then
+	die "$SRC has commits on base that did not come from patches/: 'make export' them or 'make reset' to drop them"
+fi
 git am --abort >/dev/null 2>&1 || true
 git checkout -q -B series base
 git reset -q --hard base
