@@ -5,11 +5,11 @@
  *
  * Each input is used two ways:
  *  - every line goes through perf_map__parse_line(), whose result must be a
- *    non-empty name inside the line and a range that neither is empty nor
- *    wraps;
+ *    non-empty name inside the line and a range that doesn't wrap;
  *  - the whole input becomes the perf map of a process that maps a non-ELF
  *    file, and addresses across that map are resolved the way samples are:
- *    a symbol found must contain the address it was found for. The file is
+ *    a symbol found must contain the address it was found for (a zero-size
+ *    one only its start, as symbols__find() matches it). The file is
  *    then mapped again over the second half of the first map, whose symbols
  *    that map has taken, and the addresses are resolved again.
  *
@@ -27,6 +27,7 @@
 #include "util/addr_location.h"
 #include "util/debug.h"
 #include "util/dso.h"
+#include "util/env.h"
 #include "util/event.h"
 #include "util/machine.h"
 #include "util/map.h"
@@ -37,6 +38,7 @@
 #define MAP_LEN		0x10000ULL
 #define FIRST_PID	(1 << 23)	/* above PID_MAX_LIMIT (4M) */
 
+static struct perf_env host_env;
 static struct machine *machine;
 static char image[64];
 static int next_pid = FIRST_PID;
@@ -62,7 +64,7 @@ static void check_lines(const uint8_t *data, size_t size)
 
 		if (perf_map__parse_line(line, &start, &len, &name))
 			continue;
-		if (!len || start + len < start || !*name || name < line ||
+		if (start + len < start || !*name || name < line ||
 		    name >= line + strlen(line))
 			abort();
 	}
@@ -75,8 +77,8 @@ static int map_and_resolve(struct thread *thread, u64 start, u64 len, u64 pgoff)
 	struct map *map;
 	int i, err = -1;
 
-	map = map__new(machine, start, len, pgoff, NULL, PROT_READ | PROT_EXEC,
-		       MAP_PRIVATE, NULL, image, thread);
+	map = map__new(machine, start, len, pgoff, &dso_id_empty, PROT_READ | PROT_EXEC,
+		       MAP_PRIVATE, image, thread);
 	if (map && !thread__insert_map(thread, map)) {
 		for (i = 0; i < 64; i++) {
 			u64 addr = MAP_START + (MAP_LEN / 64) * i + i * 7;
@@ -86,7 +88,8 @@ static int map_and_resolve(struct thread *thread, u64 start, u64 len, u64 pgoff)
 			if (thread__find_symbol(thread, PERF_RECORD_MISC_USER, addr, &al)) {
 				u64 rel = map__map_ip(al.map, addr);
 
-				if (rel < al.sym->start || rel >= al.sym->end || !al.sym->name[0])
+				if (rel < al.sym->start || !al.sym->name[0] ||
+				    (rel >= al.sym->end && rel != al.sym->start))
 					abort();
 				found++;
 			}
@@ -130,8 +133,9 @@ int LLVMFuzzerInitialize(int *argc __maybe_unused, char ***argv __maybe_unused)
 	int fd;
 
 	verbose = -1;	/* no warnings for the hostile files fuzzing makes */
-	symbol__init(NULL);
-	machine = machine__new_host();
+	perf_env__init(&host_env);
+	symbol__init(&host_env);
+	machine = machine__new_host(&host_env);
 	strcpy(image, "/tmp/perf-fuzz-image-XXXXXX");
 	fd = mkstemp(image);
 	if (!machine || fd < 0 || write(fd, "NOTELF", 6) != 6)
