@@ -1,0 +1,381 @@
+#!/bin/bash
+# .NET end to end on the real runtime: a C# program (dotnet/e2e) whose JIT
+# code runs from .NET's W^X double mapping, /memfd:doublemapper (deleted),
+# named only in its perf map (DOTNET_PerfMapEnabled=3). Stock perf leaves those
+# samples raw; the patched perf names them. Controls on the same program: W^X
+# off (JIT code in anonymous memory, named by both perfs) and jitdump
+# (DOTNET_PerfMapEnabled=2, perf record -k 1, perf inject --jit).
+# Measured and printed, not asserted: ReadyToRun framework code (in no perf
+# map), perf top on the running program (methods compiled after it started),
+# and a service's perf map, owned by another user, with and without --force.
+set -euo pipefail
+STEP=dotnet-e2e
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+
+command -v dotnet >/dev/null || { echo "dotnet is not installed"; exit 77; }
+base=$BUILD/base/perf patched=$BUILD/patched/perf
+[ -x "$base" ] && [ -x "$patched" ] || die "build first: make build"
+out=$BUILD/dotnet-e2e
+run=$out/run
+app=$out/app/bin/e2e/release	# dotnet's --artifacts-path layout
+start=$SECONDS
+rm -rf "$run"
+mkdir -p "$run" "$out/no-feed"
+
+if ! "$patched" record -q -o "$run/probe.data" -e cpu-clock -- true >/dev/null 2>"$run/probe.err"; then
+	echo "perf record is not permitted here: $(head -n 1 "$run/probe.err")"
+	exit 77
+fi
+
+# Every process this step starts: its perf map and jitdump go at exit.
+svc=
+cleanup() {
+	local pid
+	for pid in $(jobs -p); do
+		kill "$pid" 2>/dev/null || true
+	done
+	wait 2>/dev/null || true
+	for pid in $(cat "$run/pids" 2>/dev/null); do
+		rm -f "/tmp/perf-$pid.map" "/tmp/perfinfo-$pid.map" "/tmp/jit-$pid.dump" "/tmp/jitted-$pid-"*.so
+	done
+	[ -z "$svc" ] || rm -rf "$svc"
+}
+trap cleanup EXIT
+
+# Offline (an empty package source: the program needs no package), out of the
+# repository (--artifacts-path), no build server left running.
+export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 DOTNET_SKIP_FIRST_TIME_EXPERIENCE=1 \
+	DOTNET_CLI_HOME=$out/home NUGET_PACKAGES=$out/nuget
+t=$SECONDS
+dotnet build "$TOP/dotnet/e2e/e2e.csproj" -c Release --artifacts-path "$out/app" \
+	--source "$out/no-feed" --disable-build-servers -nologo -v q >"$run/build.log" 2>&1 ||
+	die "dotnet build failed (see $run/build.log)"
+[ -f "$app/e2e.dll" ] || die "no $app/e2e.dll after dotnet build"
+note "built dotnet/e2e in $((SECONDS - t))s ($(dotnet --version) SDK)"
+
+# The runtime's knobs come from each run's own environment only.
+for v in $(env | sed -n 's/^\(DOTNET_[A-Za-z_]*\)=.*/\1/p'); do
+	case $v in DOTNET_CLI_*|DOTNET_NOLOGO|DOTNET_SKIP_FIRST_TIME_EXPERIENCE) ;; *) unset "$v" ;; esac
+done
+
+# pid_of NAME: the pid the program printed, remembered for the cleanup.
+pid_of() {
+	local pid
+	pid=$(awk '$1 == "pid" { print $2; exit }' "$run/$1.out")
+	[ -n "$pid" ] || die "$1: the program printed no pid (see $run/$1.out, $run/$1.err)"
+	echo "$pid" >>"$run/pids"
+	echo "$pid"
+}
+
+# record NAME [PERF RECORD OPTIONS] -- [ENV=VALUE...]: the program under the
+# patched perf record, a few seconds: jit 1.5 s, framework 1.5 s, late 1 s.
+record() {
+	local name=$1 opts=()
+	shift
+	while [ "$1" != -- ]; do opts+=("$1"); shift; done
+	shift
+	env "$@" "$patched" record -q "${opts[@]}" -o "$run/$name.data" -e cpu-clock -- \
+		dotnet "$app/e2e.dll" 1.5 1.5 1 >"$run/$name.out" 2>"$run/$name.err" ||
+		die "perf record of the program ($name) failed: $(head -n 1 "$run/$name.err")"
+	pid_of "$name" >/dev/null
+}
+
+# report PERF DATA TXT [OPTIONS]: samples by dso and symbol, '|' between.
+report() {
+	local perf=$1 data=$2 txt=$3
+	shift 3
+	"$perf" report -i "$data" --stdio -n --sort dso,sym -t '|' "$@" 2>"$txt.err" |
+		grep -v '^#' | grep '|' >"$txt" || true
+}
+
+# stats TXT: all JIT JIT-named R2R R2R-named OWN (sample counts). JIT code:
+# the memfd, anonymous memory ("[JIT] tid PID" named from the perf map,
+# perf-PID.map in older perfs, [anon]), jitdump's jitted-*.so and, after
+# perf inject --jit, user space perf cannot place. R2R code: the framework's
+# PE images, or what jitdump calls [PreJIT]. OWN: this program's E2e methods.
+stats() {
+	awk -F'|' '
+	NF < 4 { next }
+	{
+		n = $2 + 0; dso = $3; sym = $4
+		for (i = 5; i <= NF; i++) sym = sym "|" $i
+		gsub(/^ +| +$/, "", dso); sub(/^ *\[.\] /, "", sym); sub(/ +$/, "", sym)
+		named = sym !~ /^0x[0-9a-f]+$/ && sym != "[unknown]"
+		r2r = dso ~ /\.dll$/ || (dso ~ /^jitted-/ && sym ~ /\[PreJIT\]$/)
+		jit = !r2r && (dso ~ /^memfd:doublemapper/ || dso ~ /^\[JIT\] tid / || dso ~ /^perf-[0-9]+\.map$/ ||
+			dso ~ /^jitted-[0-9]+-[0-9]+\.so$/ || dso ~ /anon/ || dso == "[unknown]")
+		all += n
+		if (jit) { jt += n; if (named) jn += n }
+		if (r2r) { rt += n; if (named) rn += n }
+		if (named && sym ~ /E2e/) own += n
+	}
+	END { printf "%d %d %d %d %d %d\n", all, jt, jn, rt, rn, own }' "$1"
+}
+
+pct() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.1f%%", 100 * a / b; else printf "-" }'; }
+at_least() { awk -v a="$1" -v b="$2" -v p="$3" 'BEGIN { exit !(b > 0 && 100 * a >= p * b) }'; }
+
+# methods TXT: this program's methods named in a report, "Class::Method",
+# one a line (all tiers of a method are one line).
+methods() {
+	grep -oE '(E2e[A-Za-z]*|dynamicClass)::E2e[A-Za-z]*' "$1" | sort -u || true
+}
+own_methods="E2eHot::E2eHotPolynomialSpin E2eHot::E2eHotSieveSpin E2eHot::E2eHotXorshiftSpin
+E2eLate::E2eLateBornSpin dynamicClass::E2eDynamicLate"
+own_methods=$(echo "$own_methods" | tr ' ' '\n' | sort)
+
+# tiers TXT: samples of this program's methods by optimization tier.
+tiers() {
+	awk -F'|' '$4 ~ /E2e/ && match($4, /\[[A-Za-z0-9]+\] *$/) {
+		t = substr($4, RSTART, RLENGTH); sub(/ +$/, "", t); n[t] += $2
+	} END { for (t in n) printf "%s %d, ", t, n[t] }' "$1" | sed 's/, $//'
+}
+
+# top_jit TXT N: the N JIT code symbols with most samples.
+top_jit() {
+	awk -F'|' '$3 ~ /memfd|\[JIT\] tid|perf-[0-9]+\.map|jitted-|anon/ {
+		sym = $4; sub(/^ *\[.\] /, "", sym); sub(/ +$/, "", sym); printf "%7d  %s\n", $2, sym }' "$1" |
+		sort -rn | awk -v n="$2" 'NR <= n'
+}
+
+rows=()
+row() { rows+=("$(printf '%-34s %7s %8s %8s %7s %8s %8s' "$@")"); }
+
+# 1. W^X on (the default), perf map only: JIT code in the memfd.
+t=$SECONDS
+record wx -- DOTNET_PerfMapEnabled=3
+for v in base patched; do
+	report "$BUILD/$v/perf" "$run/wx.data" "$run/wx-$v.txt"
+done
+wx_pid=$(pid_of wx)
+read -r _ jt jn_base rt rn_base _ < <(stats "$run/wx-base.txt")
+read -r all jt jn rt rn own < <(stats "$run/wx-patched.txt")
+grep -q 'memfd:doublemapper' "$run/wx-patched.txt" || die "no samples in /memfd:doublemapper with W^X on (see $run/wx-patched.txt)"
+note "W^X on, DOTNET_PerfMapEnabled=3 (pid $wx_pid, $((SECONDS - t))s): $all samples, $jt in JIT code, $rt in R2R images"
+note "  JIT code named: stock $(pct "$jn_base" "$jt"), patched $(pct "$jn" "$jt"); R2R named: stock $(pct "$rn_base" "$rt"), patched $(pct "$rn" "$rt")"
+note "  this program's methods: $own samples ($(pct "$own" "$all")), by tier: $(tiers "$run/wx-patched.txt")"
+note "  patched perf's top JIT symbols:"
+top_jit "$run/wx-patched.txt" 6 | sed "s/^/[$STEP]     /"
+row "W^X on, perf map (=3)" "$jt" "$(pct "$jn_base" "$jt")" "$(pct "$jn" "$jt")" "$rt" "$(pct "$rn_base" "$rt")" "$(pct "$rn" "$rt")"
+wx_jt=$jt wx_jn=$jn wx_jn_base=$jn_base
+wx_methods=$(methods "$run/wx-patched.txt")
+
+# 2. Control: W^X off, JIT code in anonymous memory, perf's old perf map path.
+t=$SECONDS
+record wxoff -- DOTNET_PerfMapEnabled=3 DOTNET_EnableWriteXorExecute=0
+for v in base patched; do
+	report "$BUILD/$v/perf" "$run/wxoff.data" "$run/wxoff-$v.txt"
+done
+read -r _ jt jn_base rt rn_base _ < <(stats "$run/wxoff-base.txt")
+read -r all jt jn rt rn own < <(stats "$run/wxoff-patched.txt")
+grep -q 'memfd:doublemapper' "$run/wxoff-patched.txt" && die "W^X off, yet samples in /memfd:doublemapper"
+note "W^X off (pid $(pid_of wxoff), $((SECONDS - t))s): $all samples, $jt in JIT code, $rt in R2R images"
+note "  JIT code named: stock $(pct "$jn_base" "$jt"), patched $(pct "$jn" "$jt"); R2R named: stock $(pct "$rn_base" "$rt"), patched $(pct "$rn" "$rt")"
+row "W^X off, perf map (=3)" "$jt" "$(pct "$jn_base" "$jt")" "$(pct "$jn" "$jt")" "$rt" "$(pct "$rn_base" "$rt")" "$(pct "$rn" "$rt")"
+wxoff_jt=$jt wxoff_jn=$jn wxoff_jn_base=$jn_base
+wxoff_methods=$(methods "$run/wxoff-base.txt")
+
+# 3. Control: jitdump. .NET writes it to DOTNET_PerfMapJitDumpPath; perf inject
+# writes one jitted-PID-N.so per method beside it. With the runtime's default
+# stub granularity, .NET 10 logs 64 KiB stub blocks of which it cannot read
+# all: writev() fails part way and the runtime stops its jitdump for good.
+# DOTNET_PerfMapStubGranularity=2 logs stubs one by one; the default is
+# measured too.
+export PERF_BUILDID_DIR=$run/buildid
+jitdump() { # NAME [ENV=VALUE...]
+	local name=$1
+	shift
+	mkdir -p "$run/$name-dump"
+	record "$name" -k 1 -- DOTNET_PerfMapEnabled=2 DOTNET_PerfMapJitDumpPath="$run/$name-dump" "$@"
+	"$patched" inject --jit -i "$run/$name.data" -o "$run/$name-inj.data" 2>"$run/$name-inject.err" ||
+		die "perf inject --jit ($name) failed: $(head -n 1 "$run/$name-inject.err")"
+}
+t=$SECONDS
+jitdump jitdump DOTNET_PerfMapStubGranularity=2
+jd_so=$(find "$run/jitdump-dump" -name 'jitted-*.so' | wc -l)
+for v in base patched; do
+	report "$BUILD/$v/perf" "$run/jitdump-inj.data" "$run/jitdump-$v.txt"
+done
+read -r _ jt jn_base rt rn_base _ < <(stats "$run/jitdump-base.txt")
+read -r all jt jn rt rn own < <(stats "$run/jitdump-patched.txt")
+note "jitdump + perf inject --jit (pid $(pid_of jitdump), $((SECONDS - t))s): $jd_so jitted .so files, $all samples, $jt in JIT code, $rt in R2R code"
+note "  JIT code named: stock $(pct "$jn_base" "$jt"), patched $(pct "$jn" "$jt"); R2R named: stock $(pct "$rn_base" "$rt"), patched $(pct "$rn" "$rt")"
+note "  stock perf's top JIT symbols:"
+top_jit "$run/jitdump-base.txt" 6 | sed "s/^/[$STEP]     /"
+row "jitdump (=2, stubs 2) + inject" "$jt" "$(pct "$jn_base" "$jt")" "$(pct "$jn" "$jt")" "$rt" "$(pct "$rn_base" "$rt")" "$(pct "$rn" "$rt")"
+jd_jt=$jt jd_methods=$(methods "$run/jitdump-base.txt")
+
+t=$SECONDS
+jitdump jitdump-default
+jdd_so=$(find "$run/jitdump-default-dump" -name 'jitted-*.so' | wc -l)
+report "$base" "$run/jitdump-default-inj.data" "$run/jitdump-default-base.txt"
+read -r all jt jn rt rn own < <(stats "$run/jitdump-default-base.txt")
+note "jitdump with the default stub granularity ($((SECONDS - t))s): $jdd_so jitted .so files, $(wc -c <"$run"/jitdump-default-dump/jit-*.dump) bytes of jitdump; stock perf names $(pct "$jn" "$jt") of $jt JIT samples"
+row "jitdump (=2, default stubs)" "$jt" "$(pct "$jn" "$jt")" "" "$rt" "$(pct "$rn" "$rt")" ""
+
+# The same methods, named alike, in the three ways.
+note "this program's methods named: W^X on (patched): $(echo "$wx_methods" | wc -l), W^X off (stock): $(echo "$wxoff_methods" | wc -l), jitdump (stock): $(echo "$jd_methods" | wc -l)"
+same_names=$(comm -12 <(awk -F'|' '$4 ~ /E2e/ { sub(/^ *\[.\] /, "", $4); sub(/ +$/, "", $4); print $4 }' "$run/wx-patched.txt" | sort -u) \
+	<(awk -F'|' '$4 ~ /E2e/ { sub(/^ *\[.\] /, "", $4); sub(/ +$/, "", $4); print $4 }' "$run/jitdump-base.txt" | sort -u) | wc -l)
+note "  full names (with tier) in both the W^X-on perf map report and the jitdump report: $same_names"
+
+# Assertions on the recordings.
+at_least "$wx_jn" "$wx_jt" 95 || die "patched perf names only $(pct "$wx_jn" "$wx_jt") of the W^X JIT samples (see $run/wx-patched.txt)"
+at_least "$wx_jn_base" "$wx_jt" 5 && die "stock perf names $(pct "$wx_jn_base" "$wx_jt") of the W^X JIT samples: expected ~none"
+[ "$wx_methods" = "$own_methods" ] || die "patched perf does not name all of the program's methods in the memfd: $(echo "$wx_methods" | tr '\n' ' ')"
+at_least "$wxoff_jn_base" "$wxoff_jt" 95 || die "W^X off: stock perf names only $(pct "$wxoff_jn_base" "$wxoff_jt") of the JIT samples"
+at_least "$wxoff_jn" "$wxoff_jt" 95 || die "W^X off: patched perf names only $(pct "$wxoff_jn" "$wxoff_jt") of the JIT samples"
+[ "$wxoff_methods" = "$own_methods" ] || die "W^X off: stock perf does not name all of the program's methods"
+[ "$jd_methods" = "$own_methods" ] || die "jitdump: the program's methods are not all named: $(echo "$jd_methods" | tr '\n' ' ') (see $run/jitdump-base.txt)"
+[ "$jd_jt" -gt 0 ] || die "jitdump: no JIT samples"
+
+# wait_map NAME PID: until the program's perf map names its hot methods.
+wait_map() {
+	local i
+	for i in $(seq 100); do
+		grep -q E2eHotXorshiftSpin "/tmp/perf-$2.map" 2>/dev/null && return 0
+		[ "$i" = 100 ] || sleep 0.1
+	done
+	die "$1: no E2eHotXorshiftSpin in /tmp/perf-$2.map after 10 s"
+}
+# started NAME: the pid of a program started in the background, once printed.
+started() {
+	local i
+	for i in $(seq 100); do
+		grep -q '^pid ' "$run/$1.out" 2>/dev/null && break
+		sleep 0.1
+	done
+	pid_of "$1"
+}
+
+# 4. perf top (patched) on the running program: its jit phase runs until the
+# trigger file appears, 3 s after perf top started; then 1 s of framework code
+# and 3 s of methods compiled only then. Each screen (-z: the last second's
+# samples) is stamped with the time it was read; COLUMNS keeps perf top from
+# cutting its lines to 80 characters. perf top's stdin: a FIFO
+# nobody writes to (at EOF it would show its key menu instead of samples).
+t=$SECONDS
+env DOTNET_PerfMapEnabled=3 dotnet "$app/e2e.dll" 0 1 3 "$run/top.trigger" >"$run/top.out" 2>"$run/top.err" &
+top_job=$!
+top_pid=$(started top)
+wait_map top "$top_pid"
+mkfifo "$run/top.stdin"
+exec 3<>"$run/top.stdin"
+top_start=$EPOCHREALTIME
+{ COLUMNS=1000 LINES=100 timeout -s INT 9 stdbuf -oL "$patched" top --stdio -p "$top_pid" -d 1 -z -E 40 -s dso,sym \
+	<&3 2>"$run/top-perf.err" || true; } |
+	while IFS= read -r line; do printf '%s %s\n' "$EPOCHREALTIME" "$line"; done >"$run/top.txt" &
+perf_job=$!
+sleep 3
+cp "/proc/$top_pid/maps" "$run/top-maps-before.txt"
+touch "$run/top.trigger"
+trigger=$EPOCHREALTIME
+wait "$perf_job" || true
+exec 3>&-
+wait "$top_job" || die "the program under perf top failed (see $run/top.err)"
+late=$(awk '$1 == "phase" && $2 == "late" { print $3 }' "$run/top.out")
+[ -n "$late" ] || die "perf top: the program did not reach its late phase (see $run/top.out)"
+late_in_map=$(grep -c E2eLate "/tmp/perf-$top_pid.map" || true)
+# Which of the late methods' code lies in memfd mappings that were there
+# before the trigger (hex addresses compared as 16-digit strings)?
+late_old_maps=$(awk '
+	function hex(a) { sub(/^0x/, "", a); a = tolower(a); while (length(a) < 16) a = "0" a; return a }
+	FNR == NR { if ($0 ~ /memfd:doublemapper/) { split($1, r, "-"); lo[++n] = hex(r[1]); hi[n] = hex(r[2]) } next }
+	/E2eLate/ { a = hex($1); for (i = 1; i <= n; i++) if (a >= lo[i] && a < hi[i]) { k++; break } }
+	END { print k + 0 }' "$run/top-maps-before.txt" "/tmp/perf-$top_pid.map")
+
+# screens FROM TO: perf top's screens read between the two times: how many,
+# percent in the memfd, of it named, and this program's methods named.
+screens() {
+	awk -v from="$1" -v to="$2" '
+	/PerfTop:/ { on = $1 >= from && $1 < to; n += on; next }
+	on && / \[\.\] / {
+		i = index($0, " [.] "); sym = substr($0, i + 5); left = substr($0, 1, i)
+		split(left, f, " "); p = f[2]; sub(/%/, "", p)
+		if (left ~ /memfd:doublemapper/) { m += p; if (sym !~ /^0x[0-9a-f]+$/) mn += p }
+		if (match(sym, /(E2e[A-Za-z]*|dynamicClass)::E2e[A-Za-z]*/)) own[substr(sym, RSTART, RLENGTH)] = 1
+	}
+	END {
+		s = ""; for (o in own) s = s " " o
+		printf "%d %.1f %.1f%s\n", n, m, (m > 0 ? 100 * mn / m : 0), s
+	}' "$run/top.txt"
+}
+read -r n_early m_early mn_early own_early < <(screens "$top_start" "$trigger")
+read -r n_late m_late mn_late own_late < <(screens "$(awk -v l="$late" 'BEGIN { printf "%.3f", l + 1.2 }')" 9999999999)
+note "perf top --stdio -p $top_pid -d 1 -z (patched, $((SECONDS - t))s):"
+note "  before new code: $n_early screens, ${m_early}% in the memfd, ${mn_early}% of that named; methods:${own_early:- none}"
+note "  late phase: $n_late screens, ${m_late}% in the memfd, ${mn_late}% of that named; methods:${own_late:- none}"
+note "  (the perf map has $late_in_map E2eLate lines, $late_old_maps of them in memfd mappings that were there before the trigger)"
+rows+=("$(printf '%-34s %7s %8s %8s' "perf top, before new code (%)" "$n_early scr" "" "${mn_early}%")")
+rows+=("$(printf '%-34s %7s %8s %8s' "perf top, late methods (%)" "$n_late scr" "" "${mn_late}%")")
+[ "$n_early" -gt 0 ] && [ "$n_late" -gt 0 ] || die "perf top printed no screens (see $run/top.txt, $run/top-perf.err)"
+case $own_early in *E2eHot::E2eHotXorshiftSpin*) ;; *)
+	die "perf top does not name the program's methods while it runs (see $run/top.txt)" ;;
+esac
+
+# 5. A service: the program run as nobody (uid 65534), its perf map owned by
+# nobody; root's perf records it by pid and reports while it runs. Twice at
+# once: W^X on (the fallback) and W^X off (perf's anonymous memory path).
+t=$SECONDS
+svc=$(mktemp -d /tmp/dotnet-e2e.XXXXXX)
+chmod 755 "$svc"
+cp -r "$app" "$svc/app"
+chmod -R a+rX "$svc/app"
+mkdir "$svc/home"
+chown 65534:65534 "$svc/home"
+svc_jobs=() rec_jobs=()
+for mode in on off; do
+	wx=1
+	[ "$mode" = on ] || wx=0
+	setpriv --reuid=65534 --regid=65534 --clear-groups \
+		env HOME="$svc/home" DOTNET_CLI_HOME="$svc/home" DOTNET_PerfMapEnabled=3 \
+		DOTNET_EnableWriteXorExecute=$wx dotnet "$svc/app/e2e.dll" 0 0.2 0.2 "$svc/trigger" \
+		>"$run/svc-$mode.out" 2>"$run/svc-$mode.err" &
+	svc_jobs+=("$!")
+done
+svc_on=$(started svc-on) svc_off=$(started svc-off)
+wait_map svc-on "$svc_on"
+wait_map svc-off "$svc_off"
+owner=$(stat -c %u "/tmp/perf-$svc_on.map")
+# One recording each (at once), so each report's warnings are its own.
+for mode in on off; do
+	pid=$svc_on
+	[ "$mode" = on ] || pid=$svc_off
+	"$patched" record -q -e cpu-clock -p "$pid" -o "$run/svc-$mode.data" -- sleep 2 \
+		>/dev/null 2>"$run/svc-$mode-record.err" &
+	rec_jobs+=("$!")
+done
+for j in "${rec_jobs[@]}"; do
+	wait "$j" || die "perf record -p of the service failed (see $run/svc-*-record.err)"
+done
+for mode in on off; do
+	for v in base patched; do
+		report "$BUILD/$v/perf" "$run/svc-$mode.data" "$run/svc-$mode-$v.txt"
+		report "$BUILD/$v/perf" "$run/svc-$mode.data" "$run/svc-$mode-$v-f.txt" -f
+	done
+done
+touch "$svc/trigger"
+running=$( (kill -0 "$svc_on" && kill -0 "$svc_off") 2>/dev/null && echo "still running" || echo "no longer running")
+for j in "${svc_jobs[@]}"; do
+	wait "$j" || die "the service program failed (see $run/svc-*.err)"
+done
+note "service (uid 65534; its perf maps owned by uid $owner; $((SECONDS - t))s); reported while $running:"
+for mode in on off; do
+	shares=()
+	for r in base base-f patched patched-f; do
+		read -r _ jt jn _ < <(stats "$run/svc-$mode-$r.txt")
+		shares+=("$(pct "$jn" "$jt")")
+		warn=$(grep -m1 -i 'owned by\|not owned' "$run/svc-$mode-$r.txt.err" || true)
+		note "  W^X $mode, $r: JIT code named $(pct "$jn" "$jt") of $jt${warn:+; warns: $warn}"
+	done
+	row "service, W^X $mode, no -f" "$jt" "${shares[0]}" "${shares[2]}"
+	row "service, W^X $mode, -f" "$jt" "${shares[1]}" "${shares[3]}"
+done
+
+echo
+printf '%-34s %7s %8s %8s %7s %8s %8s\n' "" "JIT" "named:" "" "R2R" "named:" ""
+printf '%-34s %7s %8s %8s %7s %8s %8s\n' "run" "samples" "stock" "patched" "samples" "stock" "patched"
+printf '%s\n' "${rows[@]}"
+echo
+note "done in $((SECONDS - start))s"
