@@ -28,7 +28,8 @@ if ! "$patched" record -q -o "$run/probe.data" -e cpu-clock -- true >/dev/null 2
 	exit 77
 fi
 
-# Every process this step starts: its perf map and jitdump go at exit.
+# Every process this step starts: its perf map (a copy stays in $run) and
+# jitdump go at exit.
 svc=
 cleanup() {
 	local pid
@@ -37,6 +38,7 @@ cleanup() {
 	done
 	wait 2>/dev/null || true
 	for pid in $(cat "$run/pids" 2>/dev/null); do
+		cp "/tmp/perf-$pid.map" "$run/" 2>/dev/null || true
 		rm -f "/tmp/perf-$pid.map" "/tmp/perfinfo-$pid.map" "/tmp/jit-$pid.dump" "/tmp/jitted-$pid-"*.so
 	done
 	[ -z "$svc" ] || rm -rf "$svc"
@@ -204,7 +206,7 @@ note "  JIT code named: stock $(pct "$jn_base" "$jt"), patched $(pct "$jn" "$jt"
 note "  stock perf's top JIT symbols:"
 top_jit "$run/jitdump-base.txt" 6 | sed "s/^/[$STEP]     /"
 row "jitdump (=2, stubs 2) + inject" "$jt" "$(pct "$jn_base" "$jt")" "$(pct "$jn" "$jt")" "$rt" "$(pct "$rn_base" "$rt")" "$(pct "$rn" "$rt")"
-jd_jt=$jt jd_methods=$(methods "$run/jitdump-base.txt")
+jd_methods=$(methods "$run/jitdump-base.txt")
 
 t=$SECONDS
 jitdump jitdump-default
@@ -215,20 +217,25 @@ note "jitdump with the default stub granularity ($((SECONDS - t))s): $jdd_so jit
 row "jitdump (=2, default stubs)" "$jt" "$(pct "$jn" "$jt")" "" "$rt" "$(pct "$rn" "$rt")" ""
 
 # The same methods, named alike, in the three ways.
-note "this program's methods named: W^X on (patched): $(echo "$wx_methods" | wc -l), W^X off (stock): $(echo "$wxoff_methods" | wc -l), jitdump (stock): $(echo "$jd_methods" | wc -l)"
+note "this program's methods named: W^X on (patched): $(grep -c . <<<"$wx_methods"), W^X off (stock): $(grep -c . <<<"$wxoff_methods"), jitdump (stock): $(grep -c . <<<"$jd_methods")"
 same_names=$(comm -12 <(awk -F'|' '$4 ~ /E2e/ { sub(/^ *\[.\] /, "", $4); sub(/ +$/, "", $4); print $4 }' "$run/wx-patched.txt" | sort -u) \
 	<(awk -F'|' '$4 ~ /E2e/ { sub(/^ *\[.\] /, "", $4); sub(/ +$/, "", $4); print $4 }' "$run/jitdump-base.txt" | sort -u) | wc -l)
 note "  full names (with tier) in both the W^X-on perf map report and the jitdump report: $same_names"
 
-# Assertions on the recordings.
-at_least "$wx_jn" "$wx_jt" 95 || die "patched perf names only $(pct "$wx_jn" "$wx_jt") of the W^X JIT samples (see $run/wx-patched.txt)"
-at_least "$wx_jn_base" "$wx_jt" 5 && die "stock perf names $(pct "$wx_jn_base" "$wx_jt") of the W^X JIT samples: expected ~none"
-[ "$wx_methods" = "$own_methods" ] || die "patched perf does not name all of the program's methods in the memfd: $(echo "$wx_methods" | tr '\n' ' ')"
-at_least "$wxoff_jn_base" "$wxoff_jt" 95 || die "W^X off: stock perf names only $(pct "$wxoff_jn_base" "$wxoff_jt") of the JIT samples"
-at_least "$wxoff_jn" "$wxoff_jt" 95 || die "W^X off: patched perf names only $(pct "$wxoff_jn" "$wxoff_jt") of the JIT samples"
-[ "$wxoff_methods" = "$own_methods" ] || die "W^X off: stock perf does not name all of the program's methods"
-[ "$jd_methods" = "$own_methods" ] || die "jitdump: the program's methods are not all named: $(echo "$jd_methods" | tr '\n' ' ') (see $run/jitdump-base.txt)"
-[ "$jd_jt" -gt 0 ] || die "jitdump: no JIT samples"
+# What decides the step, checked here and after perf top; every failure is
+# printed, the step fails at the end.
+failures=0
+fail() {
+	echo "[$STEP] FAIL: $*"
+	failures=$((failures + 1))
+}
+at_least "$wx_jn" "$wx_jt" 95 || fail "patched perf names only $(pct "$wx_jn" "$wx_jt") of the W^X JIT samples (see $run/wx-patched.txt)"
+! at_least "$wx_jn_base" "$wx_jt" 5 || fail "stock perf names $(pct "$wx_jn_base" "$wx_jt") of the W^X JIT samples: expected ~none"
+[ "$wx_methods" = "$own_methods" ] || fail "patched perf does not name all of the program's methods in the memfd:" $wx_methods
+at_least "$wxoff_jn_base" "$wxoff_jt" 95 || fail "W^X off: stock perf names only $(pct "$wxoff_jn_base" "$wxoff_jt") of the JIT samples"
+at_least "$wxoff_jn" "$wxoff_jt" 95 || fail "W^X off: patched perf names only $(pct "$wxoff_jn" "$wxoff_jt") of the JIT samples"
+[ "$wxoff_methods" = "$own_methods" ] || fail "W^X off: stock perf does not name all of the program's methods:" $wxoff_methods
+[ "$jd_methods" = "$own_methods" ] || fail "jitdump: stock perf does not name all of the program's methods:" $jd_methods "(see $run/jitdump-base.txt)"
 
 # wait_map NAME PID: until the program's perf map names its hot methods.
 wait_map() {
@@ -277,19 +284,24 @@ wait "$top_job" || die "the program under perf top failed (see $run/top.err)"
 late=$(awk '$1 == "phase" && $2 == "late" { print $3 }' "$run/top.out")
 [ -n "$late" ] || die "perf top: the program did not reach its late phase (see $run/top.out)"
 late_in_map=$(grep -c E2eLate "/tmp/perf-$top_pid.map" || true)
-# Which of the late methods' code lies in memfd mappings that were there
-# before the trigger (hex addresses compared as 16-digit strings)?
+# Which of the late methods' code lies in executable memfd mappings that were
+# there before the trigger (hex addresses compared as 16-digit strings)? A new
+# mapping is a new map for perf, whose perf map symbols it reads when it first
+# needs them.
 late_old_maps=$(awk '
 	function hex(a) { sub(/^0x/, "", a); a = tolower(a); while (length(a) < 16) a = "0" a; return a }
-	FNR == NR { if ($0 ~ /memfd:doublemapper/) { split($1, r, "-"); lo[++n] = hex(r[1]); hi[n] = hex(r[2]) } next }
+	FNR == NR { if ($2 ~ /x/ && $0 ~ /memfd:doublemapper/) { split($1, r, "-"); lo[++n] = hex(r[1]); hi[n] = hex(r[2]) } next }
 	/E2eLate/ { a = hex($1); for (i = 1; i <= n; i++) if (a >= lo[i] && a < hi[i]) { k++; break } }
 	END { print k + 0 }' "$run/top-maps-before.txt" "/tmp/perf-$top_pid.map")
 
-# screens FROM TO: perf top's screens read between the two times: how many,
-# percent in the memfd, of it named, and this program's methods named.
+# screens FROM TO: perf top's screens read between the two times: how many
+# (with samples),
+# percent in the memfd (mean of the screens), of it named, and this program's
+# methods named.
 screens() {
 	awk -v from="$1" -v to="$2" '
-	/PerfTop:/ { on = $1 >= from && $1 < to; n += on; next }
+	/PerfTop:/ { on = $1 >= from && $1 < to; counted = 0; next }
+	on && / \[[.k]\] / && !counted { n++; counted = 1 }
 	on && / \[\.\] / {
 		i = index($0, " [.] "); sym = substr($0, i + 5); left = substr($0, 1, i)
 		split(left, f, " "); p = f[2]; sub(/%/, "", p)
@@ -298,7 +310,7 @@ screens() {
 	}
 	END {
 		s = ""; for (o in own) s = s " " o
-		printf "%d %.1f %.1f%s\n", n, m, (m > 0 ? 100 * mn / m : 0), s
+		printf "%d %.1f %.1f%s\n", n, (n > 0 ? m / n : 0), (m > 0 ? 100 * mn / m : 0), s
 	}' "$run/top.txt"
 }
 read -r n_early m_early mn_early own_early < <(screens "$top_start" "$trigger")
@@ -311,7 +323,7 @@ rows+=("$(printf '%-34s %7s %8s %8s' "perf top, before new code (%)" "$n_early s
 rows+=("$(printf '%-34s %7s %8s %8s' "perf top, late methods (%)" "$n_late scr" "" "${mn_late}%")")
 [ "$n_early" -gt 0 ] && [ "$n_late" -gt 0 ] || die "perf top printed no screens (see $run/top.txt, $run/top-perf.err)"
 case $own_early in *E2eHot::E2eHotXorshiftSpin*) ;; *)
-	die "perf top does not name the program's methods while it runs (see $run/top.txt)" ;;
+	fail "perf top does not name the program's methods while it runs (see $run/top.txt)" ;;
 esac
 
 # 5. A service: the program run as nobody (uid 65534), its perf map owned by
@@ -379,3 +391,4 @@ printf '%-34s %7s %8s %8s %7s %8s %8s\n' "run" "samples" "stock" "patched" "samp
 printf '%s\n' "${rows[@]}"
 echo
 note "done in $((SECONDS - start))s"
+[ "$failures" = 0 ] || die "$failures checks failed (FAIL lines above)"
