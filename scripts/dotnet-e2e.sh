@@ -28,6 +28,9 @@ if ! "$patched" record -q -o "$run/probe.data" -e cpu-clock -- true >/dev/null 2
 	exit 77
 fi
 
+# perf record's build-id cache, perf inject's too: not root's ~/.debug.
+export PERF_BUILDID_DIR=$run/buildid
+
 # Every process this step starts: its perf map (a copy stays in $run) and
 # jitdump go at exit.
 svc=
@@ -184,7 +187,6 @@ wxoff_methods=$(methods "$run/wxoff-base.txt")
 # all: writev() fails part way and the runtime stops its jitdump for good.
 # DOTNET_PerfMapStubGranularity=2 logs stubs one by one; the default is
 # measured too.
-export PERF_BUILDID_DIR=$run/buildid
 jitdump() { # NAME [ENV=VALUE...]
 	local name=$1
 	shift
@@ -218,9 +220,16 @@ row "jitdump (=2, default stubs)" "$jt" "$(pct "$jn" "$jt")" "" "$rt" "$(pct "$r
 
 # The same methods, named alike, in the three ways.
 note "this program's methods named: W^X on (patched): $(grep -c . <<<"$wx_methods"), W^X off (stock): $(grep -c . <<<"$wxoff_methods"), jitdump (stock): $(grep -c . <<<"$jd_methods")"
-same_names=$(comm -12 <(awk -F'|' '$4 ~ /E2e/ { sub(/^ *\[.\] /, "", $4); sub(/ +$/, "", $4); print $4 }' "$run/wx-patched.txt" | sort -u) \
-	<(awk -F'|' '$4 ~ /E2e/ { sub(/^ *\[.\] /, "", $4); sub(/ +$/, "", $4); print $4 }' "$run/jitdump-base.txt" | sort -u) | wc -l)
-note "  full names (with tier) in both the W^X-on perf map report and the jitdump report: $same_names"
+# names FILE: this program's full symbol names (with tier), one a line.
+names() {
+	awk -F'|' '$4 ~ /E2e/ { sub(/^ *\[.\] /, "", $4); sub(/ +$/, "", $4); print $4 }' "$1" | sort -u
+}
+names "$run/wx-patched.txt" >"$run/names-wx.txt"
+names "$run/wxoff-base.txt" >"$run/names-wxoff.txt"
+names "$run/jitdump-base.txt" >"$run/names-jitdump.txt"
+note "  full names (with tier): W^X on $(wc -l <"$run/names-wx.txt"), W^X off $(wc -l <"$run/names-wxoff.txt"), jitdump $(wc -l <"$run/names-jitdump.txt");" \
+	"in W^X on and W^X off: $(comm -12 "$run/names-wx.txt" "$run/names-wxoff.txt" | wc -l)," \
+	"in W^X on and jitdump: $(comm -12 "$run/names-wx.txt" "$run/names-jitdump.txt" | wc -l)"
 
 # What decides the step, checked here and after perf top; every failure is
 # printed, the step fails at the end.
@@ -257,30 +266,37 @@ started() {
 }
 
 # 4. perf top (patched) on the running program: its jit phase runs until the
-# trigger file appears, 3 s after perf top started; then 1 s of framework code
-# and 3 s of methods compiled only then. Each screen (-z: the last second's
-# samples) is stamped with the time it was read; COLUMNS keeps perf top from
-# cutting its lines to 80 characters. perf top's stdin: a FIFO
-# nobody writes to (at EOF it would show its key menu instead of samples).
+# trigger file appears, once perf top has shown two screens with samples; then
+# 1 s of framework code and 4 s of methods compiled only then. Each screen
+# (-z: the last second's samples) is stamped with the time it was read;
+# COLUMNS keeps perf top from cutting its lines to 80 characters. perf top's
+# stdin: a FIFO nobody writes to (at EOF it would show its key menu instead of
+# samples).
 t=$SECONDS
-env DOTNET_PerfMapEnabled=3 dotnet "$app/e2e.dll" 0 1 3 "$run/top.trigger" >"$run/top.out" 2>"$run/top.err" &
+env DOTNET_PerfMapEnabled=3 dotnet "$app/e2e.dll" 0 1 4 "$run/top.trigger" >"$run/top.out" 2>"$run/top.err" &
 top_job=$!
 top_pid=$(started top)
 wait_map top "$top_pid"
-mkfifo "$run/top.stdin"
+mkfifo "$run/top.stdin" "$run/top.pipe"
 exec 3<>"$run/top.stdin"
+while IFS= read -r line; do printf '%s %s\n' "$EPOCHREALTIME" "$line"; done <"$run/top.pipe" >"$run/top.txt" &
+reader_job=$!
 top_start=$EPOCHREALTIME
-{ COLUMNS=1000 LINES=100 timeout -s INT 9 stdbuf -oL "$patched" top --stdio -p "$top_pid" -d 1 -z -E 40 -s dso,sym \
-	<&3 2>"$run/top-perf.err" || true; } |
-	while IFS= read -r line; do printf '%s %s\n' "$EPOCHREALTIME" "$line"; done >"$run/top.txt" &
+COLUMNS=1000 LINES=100 timeout -s INT 60 stdbuf -oL "$patched" top --stdio -p "$top_pid" -d 1 -z -E 40 \
+	-s dso,sym <&3 >"$run/top.pipe" 2>"$run/top-perf.err" &
 perf_job=$!
-sleep 3
+for _ in $(seq 100); do
+	[ "$(awk '$2 == "PerfTop:" && $3 > 0' "$run/top.txt" | wc -l)" -ge 2 ] && break
+	sleep 0.1
+done
 cp "/proc/$top_pid/maps" "$run/top-maps-before.txt"
 touch "$run/top.trigger"
 trigger=$EPOCHREALTIME
-wait "$perf_job" || true
-exec 3>&-
 wait "$top_job" || die "the program under perf top failed (see $run/top.err)"
+kill -INT "$perf_job"
+wait "$perf_job" || true
+wait "$reader_job" || true
+exec 3>&-
 late=$(awk '$1 == "phase" && $2 == "late" { print $3 }' "$run/top.out")
 [ -n "$late" ] || die "perf top: the program did not reach its late phase (see $run/top.out)"
 late_in_map=$(grep -c E2eLate "/tmp/perf-$top_pid.map" || true)
@@ -346,7 +362,8 @@ for mode in on off; do
 		>"$run/svc-$mode.out" 2>"$run/svc-$mode.err" &
 	svc_jobs+=("$!")
 done
-svc_on=$(started svc-on) svc_off=$(started svc-off)
+svc_on=$(started svc-on)
+svc_off=$(started svc-off)
 wait_map svc-on "$svc_on"
 wait_map svc-off "$svc_off"
 owner=$(stat -c %u "/tmp/perf-$svc_on.map")
