@@ -311,9 +311,9 @@ late_old_maps=$(awk '
 	END { print k + 0 }' "$run/top-maps-before.txt" "/tmp/perf-$top_pid.map")
 
 # screens FROM TO: perf top's screens read between the two times: how many
-# (with samples),
-# percent in the memfd (mean of the screens), of it named, and this program's
-# methods named.
+# (with samples), percent in JIT code (mean of the screens: the memfd, or user
+# space perf top has no map for), of it named, of it with no map ([unknown]),
+# and this program's methods named, with their tiers.
 screens() {
 	awk -v from="$1" -v to="$2" '
 	/PerfTop:/ { on = $1 >= from && $1 < to; counted = 0; next }
@@ -321,19 +321,27 @@ screens() {
 	on && / \[\.\] / {
 		i = index($0, " [.] "); sym = substr($0, i + 5); left = substr($0, 1, i)
 		split(left, f, " "); p = f[2]; sub(/%/, "", p)
-		if (left ~ /memfd:doublemapper/) { m += p; if (sym !~ /^0x[0-9a-f]+$/) mn += p }
-		if (match(sym, /(E2e[A-Za-z]*|dynamicClass)::E2e[A-Za-z]*/)) own[substr(sym, RSTART, RLENGTH)] = 1
+		if (left ~ /memfd:doublemapper|\[unknown\]/) {
+			m += p
+			if (sym !~ /^0x[0-9a-f]+$/) mn += p
+			else if (left ~ /\[unknown\]/) mu += p
+		}
+		if (match(sym, /(E2e[A-Za-z]*|dynamicClass)::E2e[A-Za-z]*/)) {
+			o = substr(sym, RSTART, RLENGTH)
+			if (match(sym, /\[[A-Za-z0-9]+\]$/)) o = o substr(sym, RSTART, RLENGTH)
+			own[o] = 1
+		}
 	}
 	END {
 		s = ""; for (o in own) s = s " " o
-		printf "%d %.1f %.1f%s\n", n, (n > 0 ? m / n : 0), (m > 0 ? 100 * mn / m : 0), s
+		printf "%d %.1f %.1f %.1f%s\n", n, (n > 0 ? m / n : 0), (m > 0 ? 100 * mn / m : 0), (m > 0 ? 100 * mu / m : 0), s
 	}' "$run/top.txt"
 }
-read -r n_early m_early mn_early own_early < <(screens "$top_start" "$trigger")
-read -r n_late m_late mn_late own_late < <(screens "$(awk -v l="$late" 'BEGIN { printf "%.3f", l + 1.2 }')" 9999999999)
+read -r n_early m_early mn_early mu_early own_early < <(screens "$top_start" "$trigger")
+read -r n_late m_late mn_late mu_late own_late < <(screens "$(awk -v l="$late" 'BEGIN { printf "%.3f", l + 1.2 }')" 9999999999)
 note "perf top --stdio -p $top_pid -d 1 -z (patched, $((SECONDS - t))s):"
-note "  before new code: $n_early screens, ${m_early}% in the memfd, ${mn_early}% of that named; methods:${own_early:- none}"
-note "  late phase: $n_late screens, ${m_late}% in the memfd, ${mn_late}% of that named; methods:${own_late:- none}"
+note "  before new code: $n_early screens, ${m_early}% in JIT code; of that ${mn_early}% named, ${mu_early}% [unknown] (no map); methods:${own_early:- none}"
+note "  late phase: $n_late screens, ${m_late}% in JIT code; of that ${mn_late}% named, ${mu_late}% [unknown] (no map); methods:${own_late:- none}"
 note "  (the perf map has $late_in_map E2eLate lines, $late_old_maps of them in memfd mappings that were there before the trigger)"
 rows+=("$(printf '%-34s %7s %8s %8s' "perf top, before new code (%)" "$n_early scr" "" "${mn_early}%")")
 rows+=("$(printf '%-34s %7s %8s %8s' "perf top, late methods (%)" "$n_late scr" "" "${mn_late}%")")

@@ -165,8 +165,13 @@ static class Program
         var dyn = E2eLate.EmitDynamic();
         ulong x = 1;
         long y = 1;
+        // Short calls, many of them: E2eLateBornSpin runs as Tier0 code until
+        // call counting (after its 100 ms delay) has it recompiled, instead
+        // of leaving its loop through OSR at once. A profiler attached before
+        // sees its Tier0 code first, its later tiers only then.
         while (more()) {
-            x = E2eLate.E2eLateBornSpin(x, 200000);
+            for (int i = 0; i < 100; i++)
+                x = E2eLate.E2eLateBornSpin(x, 2000);
             y = dyn(y, 200000);
         }
         sink = (x ^ (ulong)y) == 42;
