@@ -162,6 +162,9 @@ note "  JIT code named: stock $(pct "$jn_base" "$jt"), patched $(pct "$jn" "$jt"
 note "  this program's methods: $own samples ($(pct "$own" "$all")), by tier: $(tiers "$run/wx-patched.txt")"
 note "  patched perf's top JIT symbols:"
 top_jit "$run/wx-patched.txt" 6 | sed "s/^/[$STEP]     /"
+# Framework code: hot methods tiered up into the memfd, the rest still R2R.
+note "  framework methods JIT-ed into the memfd: $(awk -F'|' '$3 ~ /memfd/ && $4 ~ /\[System\./ { n += $2 } END { print n + 0 }' "$run/wx-patched.txt") samples;" \
+	"R2R images: $(awk -F'|' '{ d = $3; gsub(/^ +| +$/, "", d) } d ~ /\.dll$/ { n[d] += $2 } END { for (d in n) printf "%s %d, ", d, n[d] }' "$run/wx-patched.txt" | sed 's/, $//')"
 row "W^X on, perf map (=3)" "$jt" "$(pct "$jn_base" "$jt")" "$(pct "$jn" "$jt")" "$rt" "$(pct "$rn_base" "$rt")" "$(pct "$rn" "$rt")"
 wx_jt=$jt wx_jn=$jn wx_jn_base=$jn_base
 wx_methods=$(methods "$run/wx-patched.txt")
@@ -265,37 +268,75 @@ started() {
 	pid_of "$1"
 }
 
-# 4. perf top (patched) on the running program: its jit phase runs until the
-# trigger file appears, once perf top has shown two screens with samples; then
-# 1 s of framework code and 4 s of methods compiled only then. Each screen
-# (-z: the last second's samples) is stamped with the time it was read;
-# COLUMNS keeps perf top from cutting its lines to 80 characters. perf top's
-# stdin: a FIFO nobody writes to (at EOF it would show its key menu instead of
-# samples).
+# 4. perf top, stock and patched at once, on the running program, attached as
+# a user would once it has run for a while (1.5 s; attached earlier, perf top
+# named the late methods in more of our runs). Its jit phase runs until the
+# trigger file appears, once each perf top has shown two screens with samples;
+# then 1 s of framework code and 4 s of methods compiled only then. perf
+# record -p, attached at the same time, records the same for perf report.
+# Each screen (-z: the last second's samples) is stamped with the time it was
+# read; COLUMNS keeps perf top from cutting its lines to 80 characters. perf
+# top's stdin: a FIFO nobody writes to (at EOF it would show its key menu
+# instead of samples).
 t=$SECONDS
 env DOTNET_PerfMapEnabled=3 dotnet "$app/e2e.dll" 0 1 4 "$run/top.trigger" >"$run/top.out" 2>"$run/top.err" &
 top_job=$!
 top_pid=$(started top)
 wait_map top "$top_pid"
-mkfifo "$run/top.stdin" "$run/top.pipe"
+sleep 1.5
+mkfifo "$run/top.stdin"
 exec 3<>"$run/top.stdin"
-while IFS= read -r line; do printf '%s %s\n' "$EPOCHREALTIME" "$line"; done <"$run/top.pipe" >"$run/top.txt" &
-reader_job=$!
 top_start=$EPOCHREALTIME
-COLUMNS=1000 LINES=100 timeout -s INT 60 stdbuf -oL "$patched" top --stdio -p "$top_pid" -d 1 -z -E 40 \
-	-s dso,sym <&3 >"$run/top.pipe" 2>"$run/top-perf.err" &
-perf_job=$!
+rm -f "$run"/top-*.txt
+# perf top -p and perf record -p give up if one of the process's threads
+# exits while they attach (the runtime starts and ends threads as it goes):
+# each is tried again, up to 3 times, if it is gone after 1 s.
+declare -A top_reader top_perf
+attach_failures=0
+start_top() { # PERF: perf top in the background, its screens stamped into top-PERF.txt
+	local v=$1 try
+	for try in 1 2 3; do
+		rm -f "$run/top-$v.pipe"
+		mkfifo "$run/top-$v.pipe"
+		while IFS= read -r line; do printf '%s %s\n' "$EPOCHREALTIME" "$line"; done \
+			<"$run/top-$v.pipe" >>"$run/top-$v.txt" &
+		top_reader[$v]=$!
+		COLUMNS=1000 LINES=100 timeout -s INT 60 stdbuf -oL "$BUILD/$v/perf" top --stdio -p "$top_pid" \
+			-d 1 -z -E 40 -s dso,sym <&3 >"$run/top-$v.pipe" 2>"$run/top-$v-perf.err" &
+		top_perf[$v]=$!
+		sleep 1
+		kill -0 "${top_perf[$v]}" 2>/dev/null && return 0
+		wait "${top_reader[$v]}" || true
+		attach_failures=$((attach_failures + 1))
+		note "$v perf top -p gave up (try $try): $(grep -m1 -v '^Error:$' "$run/top-$v-perf.err" || true)"
+	done
+	die "$v perf top -p $top_pid does not start (see $run/top-$v-perf.err)"
+}
+start_top patched
+start_top base
+for try in 1 2 3; do
+	"$patched" record -e cpu-clock -p "$top_pid" -o "$run/top-rec.data" >/dev/null 2>"$run/top-rec.err" &
+	rec_job=$!
+	sleep 1
+	kill -0 "$rec_job" 2>/dev/null && break
+	attach_failures=$((attach_failures + 1))
+	note "perf record -p gave up (try $try): $(grep -m1 -v '^Error:$' "$run/top-rec.err" || true)"
+	[ "$try" != 3 ] || die "perf record -p $top_pid does not start (see $run/top-rec.err)"
+done
 for _ in $(seq 100); do
-	[ "$(awk '$2 == "PerfTop:" && $3 > 0' "$run/top.txt" | wc -l)" -ge 2 ] && break
+	[ "$(awk '$2 == "PerfTop:" && $3 > 0 { n[FILENAME]++ } END { print (n[ARGV[1]] >= 2 && n[ARGV[2]] >= 2) }' \
+		"$run/top-patched.txt" "$run/top-base.txt")" = 1 ] && break
 	sleep 0.1
 done
 cp "/proc/$top_pid/maps" "$run/top-maps-before.txt"
 touch "$run/top.trigger"
 trigger=$EPOCHREALTIME
 wait "$top_job" || die "the program under perf top failed (see $run/top.err)"
-kill -INT "$perf_job"
-wait "$perf_job" || true
-wait "$reader_job" || true
+kill -INT "${top_perf[@]}"
+for j in "${top_perf[@]}" "${top_reader[@]}"; do
+	wait "$j" || true
+done
+wait "$rec_job" || die "perf record -p beside perf top failed: $(head -n 1 "$run/top-rec.err")"
 exec 3>&-
 late=$(awk '$1 == "phase" && $2 == "late" { print $3 }' "$run/top.out")
 [ -n "$late" ] || die "perf top: the program did not reach its late phase (see $run/top.out)"
@@ -335,20 +376,33 @@ screens() {
 	END {
 		s = ""; for (o in own) s = s " " o
 		printf "%d %.1f %.1f %.1f%s\n", n, (n > 0 ? m / n : 0), (m > 0 ? 100 * mn / m : 0), (m > 0 ? 100 * mu / m : 0), s
-	}' "$run/top.txt"
+	}' "$run/top-$3.txt"
 }
-read -r n_early m_early mn_early mu_early own_early < <(screens "$top_start" "$trigger")
-read -r n_late m_late mn_late mu_late own_late < <(screens "$(awk -v l="$late" 'BEGIN { printf "%.3f", l + 1.2 }')" 9999999999)
-note "perf top --stdio -p $top_pid -d 1 -z (patched, $((SECONDS - t))s):"
-note "  before new code: $n_early screens, ${m_early}% in JIT code; of that ${mn_early}% named, ${mu_early}% [unknown] (no map); methods:${own_early:- none}"
-note "  late phase: $n_late screens, ${m_late}% in JIT code; of that ${mn_late}% named, ${mu_late}% [unknown] (no map); methods:${own_late:- none}"
+late_from=$(awk -v l="$late" 'BEGIN { printf "%.3f", l + 1.2 }')
+note "perf top --stdio -p $top_pid -d 1 -z, stock and patched at once ($((SECONDS - t))s):"
+declare -A top_early top_late top_unknown
+for v in base patched; do
+	read -r n_early m_early mn_early mu_early own_early < <(screens "$top_start" "$trigger" "$v")
+	read -r n_late m_late mn_late mu_late own_late < <(screens "$late_from" 9999999999 "$v")
+	note "  $v, before new code: $n_early screens, ${m_early}% in JIT code; of that ${mn_early}% named, ${mu_early}% [unknown] (no map); methods:${own_early:- none}"
+	note "  $v, late phase: $n_late screens, ${m_late}% in JIT code; of that ${mn_late}% named, ${mu_late}% [unknown] (no map); methods:${own_late:- none}"
+	[ "$n_early" -gt 0 ] && [ "$n_late" -gt 0 ] || die "$v perf top printed no screens (see $run/top-$v.txt, $run/top-$v-perf.err)"
+	top_early[$v]=$mn_early top_late[$v]=$mn_late top_unknown[$v]=$mu_late
+done
 note "  (the perf map has $late_in_map E2eLate lines, $late_old_maps of them in memfd mappings that were there before the trigger)"
-rows+=("$(printf '%-34s %7s %8s %8s' "perf top, before new code (%)" "$n_early scr" "" "${mn_early}%")")
-rows+=("$(printf '%-34s %7s %8s %8s' "perf top, late methods (%)" "$n_late scr" "" "${mn_late}%")")
-[ "$n_early" -gt 0 ] && [ "$n_late" -gt 0 ] || die "perf top printed no screens (see $run/top.txt, $run/top-perf.err)"
+# The last of the loop: patched.
 case $own_early in *E2eHot::E2eHotXorshiftSpin*) ;; *)
-	fail "perf top does not name the program's methods while it runs (see $run/top.txt)" ;;
+	fail "patched perf top does not name the program's methods while it runs (see $run/top-patched.txt)" ;;
 esac
+report "$patched" "$run/top-rec.data" "$run/top-rec-patched.txt"
+read -r _ jt jn _ < <(stats "$run/top-rec-patched.txt")
+note "  perf record -p attached with perf top, patched perf report: JIT code named $(pct "$jn" "$jt") of $jt;" \
+	"late methods:$(awk -F'|' '$4 ~ /E2eLate::|E2eDynamicLate/ && match($4, /(E2eLate|dynamicClass)::E2e[A-Za-z]*.*\]/) {
+		o = substr($4, RSTART, RLENGTH); sub(/\(.*\)/, "", o); printf " %s", o }' "$run/top-rec-patched.txt")"
+row "perf top, before new code" "screens" "${top_early[base]}%" "${top_early[patched]}%"
+row "perf top, late methods" "screens" "${top_late[base]}%" "${top_late[patched]}%"
+row "  late JIT samples [unknown]" "" "${top_unknown[base]}%" "${top_unknown[patched]}%"
+row "perf record -p beside perf top" "$jt" "" "$(pct "$jn" "$jt")"
 
 # 5. A service: the program run as nobody (uid 65534), its perf map owned by
 # nobody; root's perf records it by pid and reports while it runs. Twice at
@@ -376,16 +430,26 @@ wait_map svc-on "$svc_on"
 wait_map svc-off "$svc_off"
 owner=$(stat -c %u "/tmp/perf-$svc_on.map")
 # One recording each (at once), so each report's warnings are its own.
+record_pid() { # NAME PID
+	local try
+	for try in 1 2 3; do
+		"$patched" record -e cpu-clock -p "$2" -o "$run/$1.data" -- sleep 2 >/dev/null 2>"$run/$1-record.err" &&
+			return 0
+		echo "[$STEP] perf record -p gave up (try $try): $(grep -m1 -v '^Error:$' "$run/$1-record.err" || true)"
+	done
+	return 1
+}
 for mode in on off; do
 	pid=$svc_on
 	[ "$mode" = on ] || pid=$svc_off
-	"$patched" record -q -e cpu-clock -p "$pid" -o "$run/svc-$mode.data" -- sleep 2 \
-		>/dev/null 2>"$run/svc-$mode-record.err" &
+	record_pid "svc-$mode" "$pid" >"$run/svc-$mode-tries.txt" &
 	rec_jobs+=("$!")
 done
 for j in "${rec_jobs[@]}"; do
 	wait "$j" || die "perf record -p of the service failed (see $run/svc-*-record.err)"
 done
+cat "$run"/svc-*-tries.txt
+attach_failures=$((attach_failures + $(cat "$run"/svc-*-tries.txt | wc -l)))
 for mode in on off; do
 	for v in base patched; do
 		report "$BUILD/$v/perf" "$run/svc-$mode.data" "$run/svc-$mode-$v.txt"
@@ -415,5 +479,5 @@ printf '%-34s %7s %8s %8s %7s %8s %8s\n' "" "JIT" "named:" "" "R2R" "named:" ""
 printf '%-34s %7s %8s %8s %7s %8s %8s\n' "run" "samples" "stock" "patched" "samples" "stock" "patched"
 printf '%s\n' "${rows[@]}"
 echo
-note "done in $((SECONDS - start))s"
+note "done in $((SECONDS - start))s; perf top/record -p attaches tried again: $attach_failures"
 [ "$failures" = 0 ] || die "$failures checks failed (FAIL lines above)"
