@@ -340,7 +340,7 @@ wait "$rec_job" || die "perf record -p beside perf top failed: $(head -n 1 "$run
 exec 3>&-
 late=$(awk '$1 == "phase" && $2 == "late" { print $3 }' "$run/top.out")
 [ -n "$late" ] || die "perf top: the program did not reach its late phase (see $run/top.out)"
-late_in_map=$(grep -c E2eLate "/tmp/perf-$top_pid.map" || true)
+late_in_map=$(grep -c 'E2eLate\|E2eDynamicLate' "/tmp/perf-$top_pid.map" || true)
 # Which of the late methods' code lies in executable memfd mappings that were
 # there before the trigger (hex addresses compared as 16-digit strings)? A new
 # mapping is a new map for perf, whose perf map symbols it reads when it first
@@ -348,7 +348,7 @@ late_in_map=$(grep -c E2eLate "/tmp/perf-$top_pid.map" || true)
 late_old_maps=$(awk '
 	function hex(a) { sub(/^0x/, "", a); a = tolower(a); while (length(a) < 16) a = "0" a; return a }
 	FNR == NR { if ($2 ~ /x/ && $0 ~ /memfd:doublemapper/) { split($1, r, "-"); lo[++n] = hex(r[1]); hi[n] = hex(r[2]) } next }
-	/E2eLate/ { a = hex($1); for (i = 1; i <= n; i++) if (a >= lo[i] && a < hi[i]) { k++; break } }
+	/E2eLate|E2eDynamicLate/ { a = hex($1); for (i = 1; i <= n; i++) if (a >= lo[i] && a < hi[i]) { k++; break } }
 	END { print k + 0 }' "$run/top-maps-before.txt" "/tmp/perf-$top_pid.map")
 
 # screens FROM TO: perf top's screens read between the two times: how many
@@ -389,7 +389,7 @@ for v in base patched; do
 	[ "$n_early" -gt 0 ] && [ "$n_late" -gt 0 ] || die "$v perf top printed no screens (see $run/top-$v.txt, $run/top-$v-perf.err)"
 	top_early[$v]=$mn_early top_late[$v]=$mn_late top_unknown[$v]=$mu_late
 done
-note "  (the perf map has $late_in_map E2eLate lines, $late_old_maps of them in memfd mappings that were there before the trigger)"
+note "  (the perf map has $late_in_map lines of late methods, $late_old_maps of them in executable memfd mappings that were there before the trigger)"
 # The last of the loop: patched.
 case $own_early in *E2eHot::E2eHotXorshiftSpin*) ;; *)
 	fail "patched perf top does not name the program's methods while it runs (see $run/top-patched.txt)" ;;
