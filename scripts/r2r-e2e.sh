@@ -1,0 +1,191 @@
+#!/bin/bash
+# mkdebugelf on .NET ReadyToRun images: debug files for every R2R image of
+# the shared framework, from the images alone; then a C# program hot in
+# framework code (Regex, BigInteger, LINQ) recorded once, its jitdump (the
+# runtime's own names for the R2R code it ran) injected, and the names stock
+# perf gives the samples in R2R images with the debug files compared to the
+# jitdump's, sample by sample.
+# Needs: dotnet with Microsoft.NETCore.App; PERF (default BUILD/base/perf).
+set -euo pipefail
+STEP=r2r-e2e
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+
+perf=${PERF:-$BUILD/base/perf}
+tool=$BUILD/mkdebugelf/mkdebugelf
+out=$BUILD/r2r-e2e
+start=$(date +%s)
+
+command -v dotnet >/dev/null || { echo "dotnet is not installed"; exit 77; }
+fw=$(dotnet --list-runtimes 2>/dev/null | awk '$1 == "Microsoft.NETCore.App" && $2 ~ /^10\./ {
+	dir = $3; sub(/^\[/, "", dir); sub(/\]$/, "", dir); v = $2 } END { if (v) print dir "/" v }')
+[ -n "$fw" ] && [ -d "$fw" ] || { echo "no Microsoft.NETCore.App 10.x runtime (dotnet --list-runtimes)"; exit 77; }
+[ -x "$perf" ] || die "no perf at $perf (build it, or set PERF)"
+[ "$(id -u)" = 0 ] || { echo "perf record of a jitdump needs root here"; exit 77; }
+rm -rf "$out"
+mkdir -p "$out"
+make -s -C "$TOP/mkdebugelf" O="$BUILD/mkdebugelf" || die "cannot build mkdebugelf"
+
+# 1. Debug files for the whole shared framework, in one command.
+t0=$(date +%s%N)
+"$tool" --install --root "$out/symfs" "$fw" >"$out/install.txt" 2>"$out/install.err" ||
+	die "mkdebugelf --install $fw failed: $(grep -v skipped "$out/install.err" | head -n 1)"
+t1=$(date +%s%N)
+read -r images methods insts unnamed covered functions < <(awk '
+	/: ReadyToRun / {
+		for (i = 1; i <= NF; i++) {
+			if ($i == "methods,") m += $(i - 1)
+			if ($i == "generic") g += $(i - 1)
+			if ($i == "(") u += $(i + 1)
+			if ($i == "of" && $(i + 2) == "runtime") { c += $(i - 1); f += $(i + 1) }
+		}
+		n++
+	} END { print n + 0, m + 0, g + 0, u + 0, c + 0, f + 0 }' "$out/install.txt")
+# An independent count: PE files whose CLI header has a ManagedNativeHeader.
+r2r_total=$(python3 - "$fw" <<'PY'
+import os, struct, sys
+def rva2off(secs, rva):
+    for va, size, off in secs:
+        if va <= rva < va + size:
+            return off + rva - va
+n = 0
+for f in os.listdir(sys.argv[1]):
+    d = open(os.path.join(sys.argv[1], f), 'rb').read()
+    if d[:2] != b'MZ':
+        continue
+    pe = struct.unpack_from('<I', d, 0x3c)[0]
+    opt = pe + 24
+    dirs = opt + (112 if struct.unpack_from('<H', d, opt)[0] == 0x20b else 96)
+    nsec, optsize = struct.unpack_from('<H', d, pe + 6)[0], struct.unpack_from('<H', d, pe + 20)[0]
+    secs = [struct.unpack_from('<IIII', d, opt + optsize + 40 * i + 8) for i in range(nsec)]
+    secs = [(va, raw, off) for _, va, raw, off in secs]
+    cli = rva2off(secs, struct.unpack_from('<I', d, dirs + 14 * 8)[0])
+    if cli is not None and struct.unpack_from('<I', d, cli + 64)[0]:
+        n += 1
+print(n)
+PY
+)
+note "$fw: $images ReadyToRun images of $r2r_total x86_64 PE files given debug files in $(( (t1 - t0) / 1000000 )) ms: $methods methods, $insts generic instantiations, $unnamed not fully named"
+note "runtime functions in a named method's code: $covered of $functions"
+[ "$images" -gt 0 ] && [ "$images" = "$r2r_total" ] || die "$images debug files for $r2r_total R2R images"
+[ "$covered" = "$functions" ] || die "runtime functions outside any method: $((functions - covered))"
+
+# 2. The workload: framework code, its R2R code kept (no tiering to
+# replace it), the runtime's jitdump of the R2R methods it runs.
+app=$out/app
+mkdir -p "$app"
+cat >"$app/app.csproj" <<'X'
+<Project Sdk="Microsoft.NET.Sdk">
+  <PropertyGroup>
+    <OutputType>Exe</OutputType>
+    <TargetFramework>net10.0</TargetFramework>
+  </PropertyGroup>
+</Project>
+X
+cat >"$app/Program.cs" <<'X'
+using System;
+using System.Diagnostics;
+using System.Linq;
+using System.Numerics;
+using System.Text.RegularExpressions;
+
+class Program
+{
+    static int Main(string[] args)
+    {
+        double secs = double.Parse(args[0]);
+        var sw = Stopwatch.StartNew();
+        var re = new Regex(@"(\w+)@(\w+)\.com|\d{3}-\d{4}");
+        string text = string.Join(" ", Enumerable.Range(0, 2000).Select(i =>
+            i % 7 == 0 ? $"user{i}@host{i}.com" : $"word{i} 555-{i % 10000:D4}"));
+        long acc = 0;
+        while (sw.Elapsed.TotalSeconds < secs) {
+            foreach (Match m in re.Matches(text))
+                acc += m.Length;
+            BigInteger b = 1;
+            for (int i = 1; i < 300; i++)
+                b = b * i + 7;
+            acc += (long)(b % 1000003);
+            acc += Enumerable.Range(0, 5000).Where(x => x % 3 == 0).Select(x => x * 2)
+                .OrderBy(x => -x).Take(10).Sum();
+            acc += text.Split(' ').GroupBy(s => s.Length).Count();
+        }
+        Console.WriteLine(acc);
+        return 0;
+    }
+}
+X
+DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 dotnet build -c Release -o "$app/bin" "$app" \
+	>"$out/build.log" 2>&1 || die "dotnet build failed (see $out/build.log)"
+
+jitdir=$out/jit
+mkdir -p "$jitdir"
+# PerfMapStubGranularity=2: no jitdump records of whole stub blocks, whose
+# code the runtime 10.0 fails to write (the jitdump then stops there).
+DOTNET_PerfMapEnabled=2 DOTNET_PerfMapJitDumpPath=$jitdir DOTNET_PerfMapStubGranularity=2 \
+DOTNET_PerfMapShowOptimizationTiers=1 DOTNET_TieredCompilation=0 \
+	"$perf" record -k 1 -q -e cpu-clock -F 2000 -o "$out/perf.data" -- \
+	dotnet "$app/bin/app.dll" 6 >"$out/app.out" 2>"$out/record.err" ||
+	die "perf record failed: $(head -n 1 "$out/record.err")"
+ls "$jitdir"/jit-*.dump >/dev/null 2>&1 || die "the runtime wrote no jitdump in $jitdir"
+HOME=$out "$perf" inject --jit -i "$out/perf.data" -o "$out/perf.jit.data" 2>"$out/inject.err" ||
+	die "perf inject --jit failed: $(head -n 1 "$out/inject.err")"
+
+# 3. Sample by sample: the R2R image and name from stock perf with the debug
+# files, against the injected jitdump's name for the same sample.
+"$perf" script -i "$out/perf.data" --symfs "$out/symfs" -F time,ip,dso,sym --full-source-path \
+	2>/dev/null | sed 's/^ *//' >"$out/ours.txt"
+HOME=$out "$perf" script -i "$out/perf.jit.data" -F time,ip,dso,sym 2>/dev/null |
+	sed 's/^ *//' >"$out/jit.txt"
+python3 - "$out" "$fw" <<'PY' >"$out/compare.txt" || die "comparison failed"
+import re, sys, collections
+out, fw = sys.argv[1], sys.argv[2]
+line = re.compile(r'^(\S+):\s+([0-9a-f]+)\s+(.*?)\s+\((.*)\)$')
+def load(path):
+    d = {}
+    for l in open(path):
+        m = line.match(l.strip())
+        if m:
+            d[(m.group(1), m.group(2))] = (m.group(3), m.group(4))
+    return d
+ours, jit = load(out + '/ours.txt'), load(out + '/jit.txt')
+def runtime_name(s):
+    # "ret [Assembly] Ns.Type[inst]::Method(params)[PreJIT]" -> Ns.Type[inst]::Method
+    m = re.search(r'\[[^\]\s]+\] (.*?::[^(]*)\(', s)
+    return m.group(1) if m else None
+def our_name(s):
+    # our spelling: a "#N" for overloads, <args> of generic methods
+    s = re.sub(r'#\d+$', '', s)
+    return re.sub(r'<[^<>]*(<[^<>]*>[^<>]*)*>$', '', s)
+total = named = same = jit_named = 0
+diff = collections.Counter()
+for k, (sym, dso) in ours.items():
+    if not dso.startswith(fw + '/') or not dso.endswith('.dll'):
+        continue
+    total += 1
+    if not sym.startswith('[unknown]') and not re.match(r'^0x[0-9a-f]+$', sym):
+        named += 1
+    j = jit.get(k)
+    jn = runtime_name(j[0]) if j else None
+    if jn is None:
+        continue
+    jit_named += 1
+    if our_name(sym) == jn:
+        same += 1
+    else:
+        diff[(our_name(sym), jn)] += 1
+print(total, named, jit_named, same)
+for (a, b), n in diff.most_common(20):
+    print('DIFF', n, a, '|', b, file=sys.stderr)
+PY
+read -r total named jit_named same <"$out/compare.txt"
+[ "$total" -gt 0 ] || die "no samples in the framework's R2R images"
+pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b ? 100 * a / b : 0 }'; }
+note "$total samples in the framework's R2R images: $named named by stock perf with the debug files ($(pct "$named" "$total")%)"
+note "the jitdump names $jit_named of them; the same name for $same ($(pct "$same" "$jit_named")%)"
+note "(spelling allowed to differ: the runtime's return type, [assembly] and parameters, our #N of overloads and <type arguments> of generic methods)"
+note "took $(($(date +%s) - start)) s"
+awk -v n="$named" -v t="$total" 'BEGIN { exit !(n >= 0.95 * t) }' ||
+	die "only $(pct "$named" "$total")% of the samples in R2R images named"
+awk -v s="$same" -v j="$jit_named" 'BEGIN { exit !(j > 0 && s >= 0.99 * j) }' ||
+	die "only $(pct "$same" "$jit_named")% the same name as the jitdump's"
