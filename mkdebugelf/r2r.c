@@ -939,6 +939,10 @@ int r2r_detect(const struct pe *pe, int *em, int *class, const char **err)
 		*err = msg;
 		return -1;
 	}
+	if (!at(pe, hdr + 16, (uint64_t)le32(p + 12) * 12)) {
+		*err = "corrupt READYTORUN_HEADER: its sections run past the image's";
+		return -1;
+	}
 	flags = le32(p + 8);
 	if (flags & RTR_FLAG_COMPONENT) {
 		own = rtr_section(pe, hdr, SEC_OWNER_COMPOSITE, &size);
@@ -1177,7 +1181,7 @@ static int report(struct r2r *r, const uint8_t *is_start, pe_sym_cb cb, void *ar
 int r2r_methods(const struct pe *pe, pe_sym_cb cb, void *arg, struct r2r_stats *st,
 		const char **err)
 {
-	uint32_t md_rva, md_size, hdr = rtr_header(pe, &md_rva, &md_size), rva, size, i;
+	uint32_t md_rva, md_size, hdr = rtr_header(pe, &md_rva, &md_size), rva, size, i, prev;
 	struct r2r r = { .pe = pe, .st = st };
 	uint8_t *is_start = NULL;
 	const uint8_t *p;
@@ -1206,8 +1210,23 @@ int r2r_methods(const struct pe *pe, pe_sym_cb cb, void *arg, struct r2r_stats *
 	*err = "RUNTIME_FUNCTIONS outside the image's sections";
 	if (!at(pe, r.rf_rva, size))
 		return -1;
+	*err = "corrupt RUNTIME_FUNCTIONS: not a whole number of entries";
+	if (size % r.rf_entry)
+		return -1;
 	r.nr_rf = size / r.rf_entry;
 	st->functions = r.nr_rf;
+	*err = "corrupt RUNTIME_FUNCTIONS: not sorted, or outside the code";
+	for (i = 0, prev = 0; i < r.nr_rf; i++) {
+		uint32_t begin, end;
+		int64_t off;
+
+		if (rf_get(&r, i, &begin, &end) || begin < prev || end == begin)
+			return -1;
+		off = pe_rva_to_offset(pe, begin);
+		if (off < 0 || !pe_offset_is_code(pe, off))
+			return -1;
+		prev = end;
+	}
 
 	if (md_open(&r.md, pe, md_rva, md_size, err))
 		goto out;
