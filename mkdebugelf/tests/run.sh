@@ -178,7 +178,12 @@ expect_status "IL only image" 1 "$tool" -o x.debug il.dll
 grep -q 'IL only' err.txt || bad "IL only message: $(cat err.txt)"
 
 # Corrupt and truncated images: a message, no output file, no crash.
-eval "$(python3 "$here/mkr2r.py" where.dll --where | awk '{ print "at_" $1 "=" $2 }')"
+python3 "$here/mkr2r.py" where.dll --where >where.txt
+where() { awk -v n="$1" '$1 == n { print $2 }' where.txt; }
+at_metadata=$(where metadata)
+at_methoddef_entrypoints=$(where methoddef_entrypoints)
+at_instance_entrypoints=$(where instance_entrypoints)
+at_rtr_header=$(where rtr_header)
 rm -f x.debug
 for c in "metadata signature:$at_metadata:0" "metadata table rows:$((at_metadata + 0x6c)):0xff" \
 	 "METHODDEF_ENTRYPOINTS header:$at_methoddef_entrypoints:0x1f" \
