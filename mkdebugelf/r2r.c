@@ -810,15 +810,18 @@ static int md_open(struct md *md, const struct pe *pe, uint32_t rva, uint32_t si
 	md->enclosing = calloc(md->rows[T_TYPEDEF] + 1, sizeof(*md->enclosing));
 	if (!md->owner || !md->enclosing)
 		return -1;
-	for (i = 1; i <= md->rows[T_TYPEDEF]; i++) {
+	for (i = 1, k = 1; i <= md->rows[T_TYPEDEF]; i++) {
 		uint32_t first = md_get(md, T_TYPEDEF, i, 5);
 		uint32_t end = i < md->rows[T_TYPEDEF] ? md_get(md, T_TYPEDEF, i + 1, 5) :
 			       md->rows[T_METHODDEF] + 1;
 
 		if (end > md->rows[T_METHODDEF] + 1)
 			end = md->rows[T_METHODDEF] + 1;
-		for (j = first ? first : 1; j < end; j++)
+		/* Runs in order: a hostile table costs no more than a good one. */
+		for (j = first > k ? first : k; j < end; j++)
 			md->owner[j] = i;
+		if (end > k)
+			k = end;
 	}
 	for (i = 1; i <= md->rows[T_NESTEDCLASS]; i++) {
 		uint32_t nested = md_get(md, T_NESTEDCLASS, i, 0);
@@ -1128,6 +1131,20 @@ static int rf_get(const struct r2r *r, uint32_t i, uint32_t *begin, uint32_t *en
 	return *end < *begin ? -1 : 0;
 }
 
+/* Report code from @begin to @end (RVAs), cut at the end of its section. */
+static int emit(const struct r2r *r, uint32_t begin, uint32_t end, const char *name,
+		pe_sym_cb cb, void *arg)
+{
+	int64_t off = pe_rva_to_offset(r->pe, begin);
+	uint64_t size = end - begin;
+
+	if (off < 0 || !pe_offset_is_code(r->pe, off))
+		return 0;
+	if (size > pe_code_end(r->pe, off) - off)
+		size = pe_code_end(r->pe, off) - off;
+	return cb(arg, off, size, name) ? -1 : 1;
+}
+
 static int rf_cmp(const void *a, const void *b)
 {
 	const struct method *x = a, *y = b;
@@ -1150,8 +1167,7 @@ static int report(struct r2r *r, const uint8_t *is_start, pe_sym_cb cb, void *ar
 
 	for (i = 0; i < r->nr_m; i++) {
 		uint32_t f = r->m[i].rf, begin, end, b, e;
-		int first = i == 0 || r->m[i - 1].rf != f;
-		int64_t off;
+		int first = i == 0 || r->m[i - 1].rf != f, ret;
 
 		if (f >= r->nr_rf || rf_get(r, f, &begin, &end))
 			continue;
@@ -1164,16 +1180,13 @@ static int report(struct r2r *r, const uint8_t *is_start, pe_sym_cb cb, void *ar
 				end = e;
 				continue;
 			}
-			off = pe_rva_to_offset(r->pe, b);
-			if (off >= 0 && cb(arg, off, e - b, r->m[i].name))
+			if (emit(r, b, e, r->m[i].name, cb, arg) < 0)
 				return -1;
 		}
-		off = pe_rva_to_offset(r->pe, begin);
-		if (off < 0)
-			continue;
-		if (cb(arg, off, end - begin, r->m[i].name))
+		ret = emit(r, begin, end, r->m[i].name, cb, arg);
+		if (ret < 0)
 			return -1;
-		nr++;
+		nr += ret;
 	}
 	return nr;
 }
@@ -1271,7 +1284,8 @@ int r2r_methods(const struct pe *pe, pe_sym_cb cb, void *arg, struct r2r_stats *
 			}
 		}
 	}
-	qsort(r.m, r.nr_m, sizeof(*r.m), rf_cmp);
+	if (r.nr_m)
+		qsort(r.m, r.nr_m, sizeof(*r.m), rf_cmp);
 	*err = "out of memory";
 	ret = report(&r, is_start, cb, arg);
 	if (ret >= 0)
