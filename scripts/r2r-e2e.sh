@@ -133,9 +133,9 @@ HOME=$out "$perf" inject --jit -i "$out/perf.data" -o "$out/perf.jit.data" 2>"$o
 
 # 3. Sample by sample: the R2R image and name from stock perf with the debug
 # files, against the injected jitdump's name for the same sample.
-"$perf" script -i "$out/perf.data" --symfs "$out/symfs" -F time,ip,dso,sym --full-source-path \
+"$perf" script -i "$out/perf.data" --symfs "$out/symfs" -F time,ip,dso,sym,symoff \
 	2>/dev/null | sed 's/^ *//' >"$out/ours.txt"
-HOME=$out "$perf" script -i "$out/perf.jit.data" -F time,ip,dso,sym 2>/dev/null |
+HOME=$out "$perf" script -i "$out/perf.jit.data" -F time,ip,dso,sym,symoff 2>/dev/null |
 	sed 's/^ *//' >"$out/jit.txt"
 python3 - "$out" "$fw" <<'PY' >"$out/compare.txt" || die "comparison failed"
 import re, sys, collections
@@ -146,7 +146,9 @@ def load(path):
     for l in open(path):
         m = line.match(l.strip())
         if m:
-            d[(m.group(1), m.group(2))] = (m.group(3), m.group(4))
+            o = re.match(r'^(.*)\+(0x[0-9a-f]+)$', m.group(3))
+            sym, off = (o.group(1), o.group(2)) if o else (m.group(3), None)
+            d[(m.group(1), m.group(2))] = (sym, m.group(4), off)
     return d
 ours, jit = load(out + '/ours.txt'), load(out + '/jit.txt')
 def runtime_name(s):
@@ -157,9 +159,9 @@ def our_name(s):
     # our spelling: a "#N" for overloads, <args> of generic methods
     s = re.sub(r'#\d+$', '', s)
     return re.sub(r'<[^<>]*(<[^<>]*>[^<>]*)*>$', '', s)
-total = named = same = jit_named = 0
+total = named = same = same_off = jit_named = overload = minst = tinst = 0
 diff = collections.Counter()
-for k, (sym, dso) in ours.items():
+for k, (sym, dso, off) in ours.items():
     if not dso.startswith(fw + '/') or not dso.endswith('.dll'):
         continue
     total += 1
@@ -172,20 +174,25 @@ for k, (sym, dso) in ours.items():
     jit_named += 1
     if our_name(sym) == jn:
         same += 1
+        # the same offset into the symbol: the same start, the same method
+        same_off += off is not None and off == j[2]
+        overload += bool(re.search(r'#\d+$', sym))
+        minst += re.sub(r'#\d+$', '', sym) != our_name(sym)
+        tinst += '[' in jn
     else:
         diff[(our_name(sym), jn)] += 1
-print(total, named, jit_named, same)
+print(total, named, jit_named, same, same_off, overload, minst, tinst)
 for (a, b), n in diff.most_common(20):
     print('DIFF', n, a, '|', b, file=sys.stderr)
 PY
-read -r total named jit_named same <"$out/compare.txt"
+read -r total named jit_named same same_off overload minst tinst <"$out/compare.txt"
 [ "$total" -gt 0 ] || die "no samples in the framework's R2R images"
 pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b ? 100 * a / b : 0 }'; }
 note "$total samples in the framework's R2R images: $named named by stock perf with the debug files ($(pct "$named" "$total")%)"
-note "the jitdump names $jit_named of them; the same name for $same ($(pct "$same" "$jit_named")%)"
-note "(spelling allowed to differ: the runtime's return type, [assembly] and parameters, our #N of overloads and <type arguments> of generic methods)"
+note "the jitdump names $jit_named of them; the same name for $same ($(pct "$same" "$jit_named")%), and at the same offset into it for $same_off ($(pct "$same_off" "$jit_named")%)"
+note "spelling allowed to differ: the runtime's return type, [assembly] and (parameters); our #N of overloads ($overload samples) and <type arguments> of generic methods ($minst samples); type instantiations spelled alike ($tinst samples)"
 note "took $(($(date +%s) - start)) s"
 awk -v n="$named" -v t="$total" 'BEGIN { exit !(n >= 0.95 * t) }' ||
 	die "only $(pct "$named" "$total")% of the samples in R2R images named"
-awk -v s="$same" -v j="$jit_named" 'BEGIN { exit !(j > 0 && s >= 0.99 * j) }' ||
-	die "only $(pct "$same" "$jit_named")% the same name as the jitdump's"
+awk -v s="$same_off" -v j="$jit_named" 'BEGIN { exit !(j > 0 && s >= 0.99 * j) }' ||
+	die "only $(pct "$same_off" "$jit_named")% the same name and offset as the jitdump's"
