@@ -25,6 +25,7 @@
 #define RTR_FLAG_COMPONENT	0x00000020
 #define SEC_RUNTIME_FUNCTIONS	102
 #define SEC_METHODDEF_ENTRIES	103
+#define SEC_DELAYLOAD_THUNKS	106
 #define SEC_INSTANCE_ENTRIES	109
 #define SEC_COMPONENT_ASMS	115
 #define SEC_OWNER_COMPOSITE	116
@@ -1288,6 +1289,11 @@ int r2r_methods(const struct pe *pe, pe_sym_cb cb, void *arg, struct r2r_stats *
 		qsort(r.m, r.nr_m, sizeof(*r.m), rf_cmp);
 	*err = "out of memory";
 	ret = report(&r, is_start, cb, arg);
+	/* The code of the thunks calls to not yet prepared methods go through. */
+	rva = rtr_section(pe, hdr, SEC_DELAYLOAD_THUNKS, &size);
+	if (ret >= 0 && rva && size &&
+	    emit(&r, rva, rva + size, "ReadyToRun::DelayLoadMethodCallThunks", cb, arg) < 0)
+		ret = -1;
 	if (ret >= 0)
 		*err = NULL;
 out:

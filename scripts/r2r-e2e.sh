@@ -186,13 +186,64 @@ for (a, b), n in diff.most_common(20):
     print('DIFF', n, a, '|', b, file=sys.stderr)
 PY
 read -r total named jit_named same same_off overload minst tinst <"$out/compare.txt"
+
+# 4. Method by method: each R2R method the runtime logged (its jitdump code
+# load: address and size of the whole method, funclets included), at the
+# file offset of its image's mapping, against our symbol there.
+"$perf" script -i "$out/perf.data" --show-mmap-events 2>/dev/null | grep 'PERF_RECORD_MMAP' >"$out/mmaps.txt" || true
+python3 - "$out" "$fw" <<'PY' >"$out/ranges.txt" || die "range comparison failed"
+import glob, re, struct, subprocess, sys
+out, fw = sys.argv[1], sys.argv[2]
+maps = []
+for l in open(out + '/mmaps.txt'):
+    m = re.search(r'\[(0x[0-9a-f]+)\((0x[0-9a-f]+)\) @ (0x[0-9a-f]+|0) .*\]: (\S+) (\S+)$', l)
+    if m and 'x' in m.group(4) and m.group(5).startswith(fw + '/'):
+        maps.append((int(m.group(1), 16), int(m.group(2), 16), int(m.group(3), 16), m.group(5)))
+syms = {}
+def debug_syms(dll):
+    if dll not in syms:
+        syms[dll] = {}
+        elf = out + '/symfs/usr/lib/debug' + dll + '.debug'
+        for l in subprocess.run(['readelf', '-sW', elf], capture_output=True, text=True).stdout.splitlines():
+            f = l.split()
+            if len(f) >= 8 and f[3] == 'FUNC':
+                syms[dll].setdefault(int(f[1], 16), []).append(int(f[2]))
+    return syms[dll]
+logged = in_image = start = size = 0
+for dump in glob.glob(out + '/jit/jit-*.dump'):
+    d = open(dump, 'rb').read()
+    pos = struct.unpack_from('<I', d, 8)[0]
+    while pos + 16 <= len(d):
+        rid, rsize = struct.unpack_from('<II', d, pos)
+        if rsize < 16:
+            break
+        if rid == 0 and pos + 56 <= len(d):
+            addr, csize = struct.unpack_from('<QQ', d, pos + 32)
+            name = d[pos + 56:d.index(b'\0', pos + 56)].decode(errors='replace')
+            if name.endswith('[PreJIT]'):
+                logged += 1
+                for s, ln, pgoff, dll in maps:
+                    if s <= addr < s + ln:
+                        in_image += 1
+                        sizes = debug_syms(dll).get(addr - s + pgoff)
+                        if sizes:
+                            start += 1
+                            size += csize in sizes
+                        break
+        pos += rsize
+print(logged, in_image, start, size)
+PY
+read -r logged in_image at_start same_size <"$out/ranges.txt"
 [ "$total" -gt 0 ] || die "no samples in the framework's R2R images"
 pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b ? 100 * a / b : 0 }'; }
 note "$total samples in the framework's R2R images: $named named by stock perf with the debug files ($(pct "$named" "$total")%)"
 note "the jitdump names $jit_named of them; the same name for $same ($(pct "$same" "$jit_named")%), and at the same offset into it for $same_off ($(pct "$same_off" "$jit_named")%)"
 note "spelling allowed to differ: the runtime's return type, [assembly] and (parameters); our #N of overloads ($overload samples) and <type arguments> of generic methods ($minst samples); type instantiations spelled alike ($tinst samples)"
+note "the runtime logged $logged R2R methods, $in_image in the framework's images: $at_start start where a symbol of ours does, $same_size of the same size (body and funclets)"
 note "took $(($(date +%s) - start)) s"
 awk -v n="$named" -v t="$total" 'BEGIN { exit !(n >= 0.95 * t) }' ||
 	die "only $(pct "$named" "$total")% of the samples in R2R images named"
+[ "$in_image" -gt 0 ] && [ "$at_start" = "$in_image" ] && [ "$same_size" = "$in_image" ] ||
+	die "of $in_image R2R methods the runtime logged, $at_start start at a symbol, $same_size of its size"
 awk -v s="$same_off" -v j="$jit_named" 'BEGIN { exit !(j > 0 && s >= 0.99 * j) }' ||
 	die "only $(pct "$same_off" "$jit_named")% the same name and offset as the jitdump's"

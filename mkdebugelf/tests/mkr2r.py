@@ -19,6 +19,7 @@ RUNTIME_FUNCTIONS (begin, end RVA):
   6 Generic<Int32> 1180-11a0
   7 Generic<System.Text.Foo> 11a0-11c0
   8 a method of another module 11c0-11e0
+DELAYLOAD_METHODCALL_THUNKS: 1200-1240.
 
 usage: mkr2r.py OUT [--machine M] [--flags F] [--composite] [--il-only]
                     [--truncate N] [--poke OFFSET:BYTE...] [--where]
@@ -193,7 +194,7 @@ def build(machine=0xFD1D, flags=0x4B, composite=False, il_only=False, where=None
         body += bytes([i]) + nf_int(sig_start + len(sig_area) - pos)
         sig_area += sig
     inst = put(bytes([0 << 2 | 0, 2, 2 + 2 * nr]) + bytes(body) + bytes(sig_area))
-    sections = [(102, rf, len(rf_table)), (103, mde, 16), (109, inst, 16)]
+    sections = [(102, rf, len(rf_table)), (103, mde, 16), (109, inst, 16), (106, 0x1200, 0x40)]
     if composite:
         sections.append((115, inst, 4))
     owner = put(b"framework-r2r.dll\0")
