@@ -110,8 +110,54 @@ class Program
                 .OrderBy(x => -x).Take(10).Sum();
             acc += text.Split(' ').GroupBy(s => s.Length).Count();
         }
-        Console.WriteLine(acc);
+        Console.WriteLine(acc + Demo.Inner.Outer.Run());
         return 0;
+    }
+}
+X
+# Generic types and methods, nested types, funclets: for crossgen2's map.
+cat >"$app/Extra.cs" <<'X'
+using System;
+using System.Collections.Generic;
+
+namespace Demo.Inner
+{
+    public struct Point { public int X, Y; }
+
+    public class Outer
+    {
+        public class Nested<T>
+        {
+            public T Value;
+            public T Get() => Value;
+            public U Map<U>(Func<T, U> f) => f(Value);
+        }
+
+        public static int Sum(List<Point> ps)
+        {
+            int s = 0;
+            foreach (var p in ps)
+                s += p.X * p.Y;
+            return s;
+        }
+
+        public static int Guarded(int x)
+        {
+            try { return checked(x * 1000000); }
+            catch (OverflowException) { return -1; }
+            finally { Console.Write(""); }
+        }
+
+        public static T Pick<T>(T a, T b, bool first) => first ? a : b;
+
+        public static int Run()
+        {
+            var ps = new List<Point> { new Point { X = 1, Y = 2 } };
+            var n = new Nested<Point> { Value = ps[0] };
+            var d = new Dictionary<string, Point> { ["a"] = n.Get() };
+            return Sum(ps) + Guarded(d.Count) + Pick(1, 2, true) + n.Map(p => p.X) +
+                Pick("a", "b", false).Length;
+        }
     }
 }
 X
@@ -240,6 +286,53 @@ note "$total samples in the framework's R2R images: $named named by stock perf w
 note "the jitdump names $jit_named of them; the same name for $same ($(pct "$same" "$jit_named")%), and at the same offset into it for $same_off ($(pct "$same_off" "$jit_named")%)"
 note "spelling allowed to differ: the runtime's return type, [assembly] and (parameters); our #N of overloads ($overload samples) and <type arguments> of generic methods ($minst samples); type instantiations spelled alike ($tinst samples)"
 note "the runtime logged $logged R2R methods, $in_image in the framework's images: $at_start start where a symbol of ours does, $same_size of the same size (body and funclets)"
+
+# 5. crossgen2's own map of an image it compiles (the app, published
+# ReadyToRun with its symbols): each method's RVA, size and name, against
+# our symbols. Needs the crossgen2 package (NuGet, or its cache).
+if DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 dotnet publish -c Release -r linux-x64 \
+	--self-contained false -p:PublishReadyToRun=true -p:PublishReadyToRunEmitSymbols=true \
+	-o "$app/r2r" "$app" >"$out/publish.log" 2>&1 && [ -s "$app/r2r/app.ni.r2rmap" ]; then
+	"$tool" -o "$out/app.debug" "$app/r2r/app.dll" >"$out/app-debug.txt" 2>&1 ||
+		die "mkdebugelf on the app: $(head -n 1 "$out/app-debug.txt")"
+	python3 - "$app/r2r/app.dll" "$app/r2r/app.ni.r2rmap" "$out/app.debug" <<'PY' >"$out/crossgen2.txt" ||
+import re, struct, subprocess, sys
+d = open(sys.argv[1], 'rb').read()
+pe = struct.unpack_from('<I', d, 0x3c)[0]
+nsec, optsize = struct.unpack_from('<H', d, pe + 6)[0], struct.unpack_from('<H', d, pe + 20)[0]
+secs = [struct.unpack_from('<IIII', d, pe + 24 + optsize + 40 * i + 8) for i in range(nsec)]
+def off(rva):
+    return next((o + rva - va for _, va, raw, o in secs if va <= rva < va + raw), None)
+ours = {}
+for l in subprocess.run(['readelf', '-sW', sys.argv[3]], capture_output=True, text=True).stdout.splitlines():
+    f = l.split()
+    if len(f) >= 8 and f[3] == 'FUNC':
+        name = re.sub(r'#\d+$', '', f[7])
+        ours[int(f[1], 16)] = (int(f[2]), re.sub(r'<[^<>]*(<[^<>]*>[^<>]*)*>$', '', name))
+n = same = 0
+for l in open(sys.argv[2]):
+    rva, size, name = l.rstrip('\n').split(' ', 2)
+    rva, size = int(rva, 16), int(size, 16)
+    if rva >= 0xfffffffb:
+        continue                # header records
+    n += 1
+    # "RetType Ns.Type[inst]::Method(params)" -> Ns.Type[inst]::Method
+    want = name.split('(')[0].split(' ')[-1]
+    got = ours.get(off(rva))
+    if got == (size, want):
+        same += 1
+    else:
+        print('differs:', hex(rva), size, want, got, file=sys.stderr)
+print(n, same)
+PY
+		die "comparison with crossgen2's map failed"
+	read -r cg_n cg_same <"$out/crossgen2.txt"
+	note "crossgen2's map of the app's R2R image: $cg_n methods, $cg_same at the same file offset, of the same size and name"
+	[ "$cg_n" -gt 10 ] && [ "$cg_same" = "$cg_n" ] ||
+		die "only $cg_same of crossgen2's $cg_n methods the same (see $out/crossgen2.txt)"
+else
+	note "skipped crossgen2's map: the app does not publish ReadyToRun here (see $out/publish.log)"
+fi
 note "took $(($(date +%s) - start)) s"
 awk -v n="$named" -v t="$total" 'BEGIN { exit !(n >= 0.95 * t) }' ||
 	die "only $(pct "$named" "$total")% of the samples in R2R images named"
