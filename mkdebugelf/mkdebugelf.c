@@ -10,6 +10,7 @@
  * .text whose address equals its file offset come out right, whatever address
  * the image is mapped at.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -20,7 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <dirent.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
@@ -837,7 +837,8 @@ out:
 }
 
 /*
- * --install DIR: a debug file for each image in directory @dir (not its
+ * --install DIR: a debug file for each image in directory @dir (regular
+ * files, not symlinks: perf sees the files they point to; not its
  * subdirectories): a whole .NET shared framework in one command. What isn't
  * a PE image, or has nothing to name, is skipped with a note.
  */
@@ -864,6 +865,7 @@ static int do_dir(const char *dir, struct opts *o)
 		}
 		free(ents[i]);
 		err = do_image(path, path, o, NULL, NULL, 0);
+		fflush(stdout);		/* its lines before the next one's notes */
 		if (err < 0)
 			failed++;
 		else if (err)
