@@ -1197,6 +1197,7 @@ int r2r_methods(const struct pe *pe, pe_sym_cb cb, void *arg, struct r2r_stats *
 {
 	uint32_t md_rva, md_size, hdr = rtr_header(pe, &md_rva, &md_size), rva, size, i, prev;
 	struct r2r r = { .pe = pe, .st = st };
+	uint32_t *by_rf = NULL;
 	uint8_t *is_start = NULL;
 	const uint8_t *p;
 	int ret = -1;
@@ -1224,8 +1225,10 @@ int r2r_methods(const struct pe *pe, pe_sym_cb cb, void *arg, struct r2r_stats *
 	*err = "RUNTIME_FUNCTIONS outside the image's sections";
 	if (!at(pe, r.rf_rva, size))
 		return -1;
+	/* crossgen2 may end the table with a ~0 sentinel. */
 	*err = "corrupt RUNTIME_FUNCTIONS: not a whole number of entries";
-	if (size % r.rf_entry)
+	if (size % r.rf_entry &&
+	    (size % r.rf_entry != 4 || rva32(pe, (uint64_t)r.rf_rva + size - 4, &i) || ~i))
 		return -1;
 	r.nr_rf = size / r.rf_entry;
 	st->functions = r.nr_rf;
@@ -1261,29 +1264,37 @@ int r2r_methods(const struct pe *pe, pe_sym_cb cb, void *arg, struct r2r_stats *
 	for (i = 0; i < r.nr_m; i++)
 		if (r.m[i].rf < r.nr_rf)
 			is_start[r.m[i].rf] = 1;
-	/* Cold parts (HOT_COLD_MAP: pairs of cold, hot function indices). */
+	/*
+	 * Cold parts (HOT_COLD_MAP: pairs of cold, hot function indices) are
+	 * named as the method whose hot part they belong to.
+	 */
 	rva = rtr_section(pe, hdr, SEC_HOT_COLD_MAP, &size);
-	for (i = 0; rva && i + 1 < size / 4; i += 2) {
+	if (rva && r.nr_m) {
+		qsort(r.m, r.nr_m, sizeof(*r.m), rf_cmp);
+		*err = "out of memory";
+		by_rf = malloc(r.nr_rf * sizeof(*by_rf) + 1);
+		if (!by_rf)
+			goto out;
+		memset(by_rf, 0xff, r.nr_rf * sizeof(*by_rf));
+		for (i = r.nr_m; i-- > 0;)
+			if (r.m[i].rf < r.nr_rf)
+				by_rf[r.m[i].rf] = i;
+	}
+	for (i = 0; by_rf && i + 1 < size / 4; i += 2) {
+		struct name n = { .len = 0 };
 		uint32_t cold, hot;
 
 		*err = "corrupt HOT_COLD_MAP";
 		if (rva32(pe, rva + 4ULL * i, &cold) || rva32(pe, rva + 4ULL * i + 4, &hot))
 			goto out;
-		if (cold < r.nr_rf && hot < r.nr_rf) {
-			size_t j;
-
-			for (j = 0; j < r.nr_m && r.m[j].rf != hot; j++)
-				;
-			if (j < r.nr_m) {
-				struct name n = { .len = 0 };
-
-				put(&n, r.m[j].name);
-				*err = "out of memory";
-				if (add_method(&r, cold, &n))
-					goto out;
-				is_start[cold] = 1;
-			}
-		}
+		if (cold >= r.nr_rf || hot >= r.nr_rf || by_rf[hot] == UINT32_MAX ||
+		    is_start[cold])
+			continue;
+		put(&n, r.m[by_rf[hot]].name);
+		*err = "out of memory";
+		if (add_method(&r, cold, &n))
+			goto out;
+		is_start[cold] = 1;
 	}
 	if (r.nr_m)
 		qsort(r.m, r.nr_m, sizeof(*r.m), rf_cmp);
@@ -1301,6 +1312,7 @@ out:
 		free(r.m[i].name);
 	free(r.m);
 	free(is_start);
+	free(by_rf);
 	md_close(&r.md);
 	return ret;
 }

@@ -20,8 +20,11 @@ RUNTIME_FUNCTIONS (begin, end RVA):
   7 Generic<System.Text.Foo> 11a0-11c0
   8 a method of another module 11c0-11e0
 DELAYLOAD_METHODCALL_THUNKS: 1200-1240.
+--hot-cold adds function 9, 1300-1320, Main's cold part (HOT_COLD_MAP);
+--sentinel ends RUNTIME_FUNCTIONS with ~0, as crossgen2 may.
 
 usage: mkr2r.py OUT [--machine M] [--flags F] [--composite] [--il-only]
+                    [--hot-cold] [--sentinel]
                     [--truncate N] [--poke OFFSET:BYTE...] [--where]
 --where prints the file offsets of the parts, for --poke and --truncate.
 """
@@ -147,8 +150,10 @@ FUNCS = [(0x1000, 0x1020), (0x1040, 0x1080), (0x1080, 0x10A0), (0x10C0, 0x10D0),
          (0x11C0, 0x11E0)]
 
 
-def build(machine=0xFD1D, flags=0x4B, composite=False, il_only=False, where=None):
+def build(machine=0xFD1D, flags=0x4B, composite=False, il_only=False, where=None,
+          hot_cold=False, sentinel=False):
     rdata = bytearray()
+    funcs = FUNCS + [(0x1300, 0x1320)] if hot_cold else FUNCS
 
     def put(data, align=4):
         while len(rdata) % align:
@@ -164,9 +169,11 @@ def build(machine=0xFD1D, flags=0x4B, composite=False, il_only=False, where=None
     md_rva = put(md)
     if machine ^ 0xAA64 in (0, 0x7B79, 0x4644):
         # arm64: begin, packed unwind data (flag 1) holding the length / 4
-        rf_table = b"".join(struct.pack("<II", b, (e - b) // 4 << 2 | 1) for b, e in FUNCS)
+        rf_table = b"".join(struct.pack("<II", b, (e - b) // 4 << 2 | 1) for b, e in funcs)
     else:
-        rf_table = b"".join(struct.pack("<III", b, e, 0) for b, e in FUNCS)
+        rf_table = b"".join(struct.pack("<III", b, e, 0) for b, e in funcs)
+    if sentinel:
+        rf_table += b"\xff" * 4
     rf = put(rf_table)
     # MethodDef rows 1, 2, 3, 5 (index row - 1): the function index << 1, or
     # << 2 | 1 with fixups after it.
@@ -197,6 +204,8 @@ def build(machine=0xFD1D, flags=0x4B, composite=False, il_only=False, where=None
     sections = [(102, rf, len(rf_table)), (103, mde, 16), (109, inst, 16), (106, 0x1200, 0x40)]
     if composite:
         sections.append((115, inst, 4))
+    if hot_cold:
+        sections.append((120, put(struct.pack("<II", 9, 0)), 8))
     owner = put(b"framework-r2r.dll\0")
     if flags & 0x20:
         sections.append((116, owner, 17))
@@ -242,7 +251,7 @@ def main():
 
     where = [] if "--where" in args else None
     img = build(opt("--machine", 0xFD1D), opt("--flags", 0x4B), "--composite" in args,
-                "--il-only" in args, where)
+                "--il-only" in args, where, "--hot-cold" in args, "--sentinel" in args)
     if where is not None:
         names = ["cli", "metadata", "runtime_functions", "methoddef_entrypoints",
                  "instance_entrypoints", "owner", "rtr_header"]

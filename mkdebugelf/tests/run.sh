@@ -152,6 +152,16 @@ expect_sym "DELAYLOAD_METHODCALL_THUNKS" "ReadyToRun::DelayLoadMethodCallThunks"
 readelf -h r2r.debug | grep -q 'Advanced Micro Devices X86-64' && ok "x86_64 from machine 0xfd1d" ||
 	bad "R2R machine type"
 
+python3 "$here/mkr2r.py" hc.dll --hot-cold
+expect_status "HOT_COLD_MAP" 0 "$tool" -o hc.debug hc.dll
+[ "$(syms hc.debug | grep 'App.Program::Main')" = "400 32 App.Program::Main
+700 32 App.Program::Main#2" ] && ok "a cold part named as its hot part" ||
+	{ bad "cold part:"; syms hc.debug; }
+python3 "$here/mkr2r.py" sentinel.dll --sentinel
+expect_status "RUNTIME_FUNCTIONS ending with a sentinel" 0 "$tool" -o s.debug sentinel.dll
+[ "$(syms s.debug)" = "$(syms r2r.debug)" ] && ok "the sentinel is no function" ||
+	{ bad "sentinel:"; syms s.debug; }
+
 # The OS markers XORed into the machine field; what isn't read is refused.
 for m in Apple:0x4644 FreeBSD:0xadc4 NetBSD:0x1993 SunOS:0x1992; do
 	python3 "$here/mkr2r.py" os.dll --machine $((0x8664 ^ ${m#*:}))
