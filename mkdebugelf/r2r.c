@@ -33,6 +33,7 @@
 #define DIR_CLI			14
 #define MAX_NAME		2048
 #define MAX_DEPTH		32
+#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
 
 /* Method signature flags (READYTORUN_METHOD_SIG_*). */
 #define MSIG_METHOD_INST	0x04
@@ -245,7 +246,7 @@ static int rva32(const struct pe *pe, uint64_t rva, uint32_t *v)
 static int nf_uint(const struct pe *pe, uint32_t *rva, uint32_t *v)
 {
 	const uint8_t *p = at(pe, *rva, 1);
-	unsigned int n;
+	unsigned int n, i;
 
 	if (!p)
 		return -1;
@@ -264,13 +265,13 @@ static int nf_uint(const struct pe *pe, uint32_t *rva, uint32_t *v)
 	p = at(pe, *rva, n);
 	if (!p)
 		return -1;
-	switch (n) {
-	case 1: *v = p[0] >> 1; break;
-	case 2: *v = p[0] >> 2 | (uint32_t)p[1] << 6; break;
-	case 3: *v = p[0] >> 3 | (uint32_t)p[1] << 5 | (uint32_t)p[2] << 13; break;
-	case 4: *v = p[0] >> 4 | (uint32_t)p[1] << 4 | (uint32_t)p[2] << 12 |
-		     (uint32_t)p[3] << 20; break;
-	default: *v = le32(p + 1); break;
+	if (n == 5) {
+		*v = le32(p + 1);
+	} else {
+		/* n bytes, little-endian, less their n low bits of length */
+		for (i = n, *v = 0; i--;)
+			*v = *v << 8 | p[i];
+		*v >>= n;
 	}
 	*rva += n;
 	return 0;
@@ -279,18 +280,15 @@ static int nf_uint(const struct pe *pe, uint32_t *rva, uint32_t *v)
 /* The signed form: the same layout, the top byte sign-extended. */
 static int nf_int(const struct pe *pe, uint32_t *rva, int32_t *v)
 {
-	const uint8_t *p = at(pe, *rva, 1);
 	uint32_t u, start = *rva;
 	unsigned int bits;
 
-	if (!p || nf_uint(pe, rva, &u))
+	if (nf_uint(pe, rva, &u))
 		return -1;
-	switch (*rva - start) {
-	case 1: bits = 7; break;
-	case 2: bits = 14; break;
-	case 3: bits = 21; break;
-	case 4: bits = 28; break;
-	default: *v = (int32_t)u; return 0;
+	bits = 7 * (*rva - start);	/* n bytes hold 7n bits, but 5 hold 32 */
+	if (bits > 28) {
+		*v = (int32_t)u;
+		return 0;
 	}
 	if (u & 1u << (bits - 1))
 		u |= ~0u << bits;
@@ -404,6 +402,12 @@ static void put(struct name *n, const char *s)
 	n->s[n->len] = '\0';
 }
 
+static void put_unknown(struct name *n)
+{
+	put(n, "?");
+	n->unknown = 1;
+}
+
 /* Metadata: a column of a row, 0 if there is no such row. */
 static uint32_t md_get(const struct md *md, unsigned int t, uint32_t row, unsigned int col)
 {
@@ -431,12 +435,10 @@ static void put_str(struct name *n, const struct md *md, uint32_t idx)
 {
 	const char *s = md_str(md, idx);
 
-	if (s && *s) {
+	if (s && *s)
 		put(n, s);
-	} else {
-		put(n, "?");
-		n->unknown = 1;
-	}
+	else
+		put_unknown(n);
 }
 
 /* Namespace.Type, or Outer+Inner for a nested type. */
@@ -446,8 +448,7 @@ static void put_typedef(struct name *n, const struct md *md, uint32_t row, int d
 	const char *ns;
 
 	if (!md || !row || row > md->rows[T_TYPEDEF] || depth > MAX_DEPTH) {
-		put(n, "?");
-		n->unknown = 1;
+		put_unknown(n);
 		return;
 	}
 	if (outer) {
@@ -469,8 +470,7 @@ static void put_typeref(struct name *n, const struct md *md, uint32_t row, int d
 	const char *ns;
 
 	if (!md || !row || row > md->rows[T_TYPEREF] || depth > MAX_DEPTH) {
-		put(n, "?");
-		n->unknown = 1;
+		put_unknown(n);
 		return;
 	}
 	if ((scope & 3) == 3) {		/* nested in another TypeRef */
@@ -496,8 +496,12 @@ static void put_tdor(struct name *n, const struct md *md, uint32_t tok, int dept
 	struct cur c;
 
 	switch (tok & 3) {
-	case 0: put_typedef(n, md, tok >> 2, depth); return;
-	case 1: put_typeref(n, md, tok >> 2, depth); return;
+	case 0:
+		put_typedef(n, md, tok >> 2, depth);
+		return;
+	case 1:
+		put_typeref(n, md, tok >> 2, depth);
+		return;
 	case 2:
 		b = md_get(md, T_TYPESPEC, tok >> 2, 0);
 		if (md && b < md->blob_len) {
@@ -512,8 +516,7 @@ static void put_tdor(struct name *n, const struct md *md, uint32_t tok, int dept
 		}
 		/* fall through */
 	default:
-		put(n, "?");
-		n->unknown = 1;
+		put_unknown(n);
 	}
 }
 
@@ -566,7 +569,7 @@ static void put_type(struct name *n, const struct md *md, struct cur *c, int dep
 	b = sig_byte(c);
 	if (c->bad)
 		return;
-	if (b < sizeof(prim) / sizeof(prim[0]) && prim[b]) {
+	if (b < ARRAY_SIZE(prim) && prim[b]) {
 		put(n, prim[b]);
 		return;
 	}
@@ -873,7 +876,8 @@ static uint32_t rtr_header(const struct pe *pe, uint32_t *md_rva, uint32_t *md_s
 	const uint8_t *p;
 
 	*md_rva = *md_size = 0;
-	if (!cli || !(p = at(pe, cli, 72)))
+	p = cli ? at(pe, cli, 72) : NULL;
+	if (!p)				/* composite images export it */
 		return pe_export_rva(pe, "RTR_HEADER");
 	*md_rva = le32(p + 8);
 	*md_size = le32(p + 12);
@@ -919,13 +923,13 @@ int r2r_detect(const struct pe *pe, int *em, int *class, const char **err)
 		*err = "ReadyToRun header outside the image's sections";
 		return -1;
 	}
-	for (i = 0; i < sizeof(oses) / sizeof(oses[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(oses); i++) {
 		arch = pe->machine ^ oses[i].marker;
 		if (arch == 0x8664 || arch == 0xaa64 || arch == 0x014c || arch == 0x01c4 ||
 		    arch == 0x6264 || arch == 0x5064)
 			break;
 	}
-	if (i == sizeof(oses) / sizeof(oses[0])) {
+	if (i == ARRAY_SIZE(oses)) {
 		snprintf(msg, sizeof(msg), "ReadyToRun image for unknown machine %#x",
 			 pe->machine);
 		*err = msg;
@@ -1044,18 +1048,21 @@ static int instance_entry(struct r2r *r, uint32_t rva)
 	} else if (flags & MSIG_MEMBERREF) {
 		if (!(flags & MSIG_OWNER_TYPE)) {
 			parent = md_get(md, T_MEMBERREF, tok, 0);
+			/* MemberRefParent: TypeDef, TypeRef, ModuleRef, MethodDef, TypeSpec */
 			if ((parent & 7) == 0)
-				put_typedef(&n, md, parent >> 3, 0);
+				put_tdor(&n, md, (parent >> 3) << 2, 0);
 			else if ((parent & 7) == 1)
-				put_typeref(&n, md, parent >> 3, 0);
+				put_tdor(&n, md, (parent >> 3) << 2 | 1, 0);
+			else if ((parent & 7) == 4)
+				put_tdor(&n, md, (parent >> 3) << 2 | 2, 0);
 			else
-				put(&n, "?"), n.unknown = 1;
+				put_unknown(&n);
 			put(&n, "::");
 		}
 		if (md && tok && tok <= md->rows[T_MEMBERREF])
 			put_str(&n, md, md_get(md, T_MEMBERREF, tok, 1));
 		else
-			put(&n, "?"), n.unknown = 1;
+			put_unknown(&n);
 	} else {
 		put_methoddef(&n, md, tok, !(flags & MSIG_OWNER_TYPE));
 	}
@@ -1209,7 +1216,7 @@ int r2r_methods(const struct pe *pe, pe_sym_cb cb, void *arg, struct r2r_stats *
 		return -1;
 	st->major = le16(p + 4);
 	st->minor = le16(p + 6);
-	for (i = 0; i < sizeof(oses) / sizeof(oses[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(oses); i++) {
 		if ((pe->machine ^ oses[i].marker) == 0xaa64)
 			r.arm64 = 1;
 		if ((pe->machine ^ oses[i].marker) == 0xaa64 ||
