@@ -483,6 +483,44 @@ static long add_live(struct syms *s, const struct syms *perf_map, const struct r
 	return found;
 }
 
+/* The assemblies a ReadyToRun image refers to: NAME.dll beside it. */
+struct refs {
+	const char *dir;
+	struct {
+		void *p;
+		size_t len;
+	} map[64];
+	unsigned int nr;
+};
+
+static const uint8_t *load_ref(void *arg, const char *name, size_t *len)
+{
+	struct refs *refs = arg;
+	char path[PATH_MAX];
+	struct stat st;
+	void *p;
+	int fd;
+
+	if (refs->nr == sizeof(refs->map) / sizeof(refs->map[0]) || strchr(name, '/') ||
+	    snprintf(path, sizeof(path), "%s/%s.dll", refs->dir, name) >= (int)sizeof(path))
+		return NULL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || !st.st_size) {
+		close(fd);
+		return NULL;
+	}
+	p = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return NULL;
+	refs->map[refs->nr].p = p;
+	refs->map[refs->nr++].len = st.st_size;
+	*len = st.st_size;
+	return p;
+}
+
 /*
  * Write the debug file for @image, read at @file (the same file, seen from
  * this process). Its symbols come from the live process's perf map if
@@ -590,14 +628,29 @@ static int do_image(const char *image, const char *file, const struct opts *o,
 		if (err_map)
 			goto out;
 	} else if (is_r2r) {
-		if (r2r_methods(&pe, syms_add, &s, &r2r, &err) < 0) {
+		const char *slash = strrchr(file, '/');
+		struct refs refs = { 0 };
+		int nr_r2r;
+
+		/* The assemblies it refers to, from its directory. */
+		if (asprintf(&path, "%.*s", slash ? (int)(slash - file) : 1,
+			     slash ? file : ".") < 0)
+			goto out;
+		refs.dir = path;
+		nr_r2r = r2r_methods(&pe, syms_add, &s, load_ref, &refs, &r2r, &err);
+		while (refs.nr--)
+			munmap(refs.map[refs.nr].p, refs.map[refs.nr].len);
+		free(path);
+		path = NULL;
+		if (nr_r2r < 0) {
 			fprintf(stderr, "%s: %s: %s\n", prog, image, err);
 			goto out;
 		}
 		printf("%s: ReadyToRun %u.%u image for %s: %lu methods, %lu generic "
-		       "instantiations (%lu not fully named), %lu of %lu runtime functions "
-		       "in them\n", image, r2r.major, r2r.minor, r2r.os, r2r.methods,
-		       r2r.instances, r2r.unnamed, r2r.covered, r2r.functions);
+		       "instantiations (%lu not fully named, %lu from other assemblies), "
+		       "%lu of %lu runtime functions in them\n", image, r2r.major, r2r.minor,
+		       r2r.os, r2r.methods, r2r.instances, r2r.unnamed, r2r.other, r2r.covered,
+		       r2r.functions);
 	} else {
 		int nr_exp = pe_exports(&pe, syms_add, &s);
 		int nr_coff = pe_coff_symbols(&pe, syms_add, &s);

@@ -140,8 +140,11 @@ static const uint8_t schema[NR_TABLES][10] = {
 	[0x2c] = { T(0x2a), CI(TYPEDEFORREF) },				/* GenericParamConstraint */
 };
 
+struct r2r;
+
 /* The metadata of one module: its tables, row by row, and its heaps. */
 struct md {
+	struct r2r *r;			/* the ReadyToRun image it is read for */
 	const uint8_t *p;		/* the metadata root, in the mapped file */
 	uint32_t len;
 	uint32_t str_off, str_len, blob_off, blob_len;
@@ -169,9 +172,19 @@ struct method {
 	char *name;
 };
 
+/* An assembly the image refers to, read for names: an AssemblyRef row. */
+struct ref {
+	struct pe pe;
+	struct md md;
+	int tried, ok;
+};
+
 struct r2r {
 	const struct pe *pe;
 	struct md md;
+	r2r_load_cb load;
+	void *load_arg;
+	struct ref *refs;		/* by AssemblyRef row */
 	int arm64;
 	uint32_t nr_rf, rf_rva, rf_entry;
 	struct method *m;
@@ -546,11 +559,7 @@ static void put_method_sig(struct name *n, const struct md *md, struct cur *c, i
 	put(n, ")");
 }
 
-/* The module a ReadyToRun signature's module index names: only ours. */
-static const struct md *module(const struct md *self, uint32_t index)
-{
-	return index == 0 ? self : NULL;
-}
+static const struct md *module(const struct md *md, uint32_t index);
 
 /*
  * A type in a signature, spelled as .NET names instantiations:
@@ -885,6 +894,41 @@ static uint32_t rtr_header(const struct pe *pe, uint32_t *md_rva, uint32_t *md_s
 	return rva;
 }
 
+/*
+ * The module a ReadyToRun signature's module index names: 0 the image's
+ * own, 1 to N its AssemblyRef rows (whose images @load finds); else NULL.
+ * Indices are the image's, whichever module's signature holds them.
+ */
+static const struct md *module(const struct md *md, uint32_t index)
+{
+	struct r2r *r = md ? md->r : NULL;
+	const uint8_t *buf, *p;
+	const char *name, *err;
+	uint32_t cli, size;
+	struct ref *ref;
+	size_t len;
+
+	if (!r || !index)
+		return r ? &r->md : NULL;
+	if (!r->load || !r->refs || index > r->md.rows[T_ASSEMBLYREF])
+		return NULL;
+	ref = &r->refs[index];
+	if (ref->tried)
+		return ref->ok ? &ref->md : NULL;
+	ref->tried = 1;
+	name = md_str(&r->md, md_get(&r->md, T_ASSEMBLYREF, index, 6));
+	buf = name && *name ? r->load(r->load_arg, name, &len) : NULL;
+	if (!buf || pe_open(&ref->pe, buf, len, &err))
+		return NULL;
+	cli = cli_header(&ref->pe, &size);
+	p = cli ? at(&ref->pe, cli, 72) : NULL;
+	if (!p || md_open(&ref->md, &ref->pe, le32(p + 8), le32(p + 12), &err))
+		return NULL;
+	ref->md.r = r;
+	ref->ok = 1;
+	return &ref->md;
+}
+
 /* A section of the READYTORUN_HEADER: its RVA and size, or 0. */
 static uint32_t rtr_section(const struct pe *pe, uint32_t hdr, uint32_t type, uint32_t *size)
 {
@@ -1014,8 +1058,10 @@ static int instance_entry(struct r2r *r, uint32_t rva)
 		return -1;
 	c = (struct cur){ p, p + left, 0 };
 	flags = sig_uint(&c);
-	if (flags & MSIG_UPDATE_CONTEXT)
+	if (flags & MSIG_UPDATE_CONTEXT) {
 		md = module(md, sig_uint(&c));
+		r->st->other += md && md != &r->md;
+	}
 	if (flags & MSIG_OWNER_TYPE)
 		put_type(&owner, md, &c, 0);
 	tok = sig_uint(&c);
@@ -1199,11 +1245,11 @@ static int report(struct r2r *r, const uint8_t *is_start, pe_sym_cb cb, void *ar
 	return nr;
 }
 
-int r2r_methods(const struct pe *pe, pe_sym_cb cb, void *arg, struct r2r_stats *st,
-		const char **err)
+int r2r_methods(const struct pe *pe, pe_sym_cb cb, void *arg, r2r_load_cb load,
+		void *load_arg, struct r2r_stats *st, const char **err)
 {
 	uint32_t md_rva, md_size, hdr = rtr_header(pe, &md_rva, &md_size), rva, size, i, prev;
-	struct r2r r = { .pe = pe, .st = st };
+	struct r2r r = { .pe = pe, .st = st, .load = load, .load_arg = load_arg };
 	uint32_t *by_rf = NULL;
 	uint8_t *is_start = NULL;
 	const uint8_t *p;
@@ -1253,6 +1299,11 @@ int r2r_methods(const struct pe *pe, pe_sym_cb cb, void *arg, struct r2r_stats *
 	}
 
 	if (md_open(&r.md, pe, md_rva, md_size, err))
+		goto out;
+	r.md.r = &r;
+	*err = "out of memory";
+	r.refs = calloc(r.md.rows[T_ASSEMBLYREF] + 1, sizeof(*r.refs));
+	if (!r.refs)
 		goto out;
 
 	*err = "corrupt METHODDEF_ENTRYPOINTS";
@@ -1320,6 +1371,11 @@ out:
 	free(r.m);
 	free(is_start);
 	free(by_rf);
+	for (i = 0; r.refs && i <= r.md.rows[T_ASSEMBLYREF]; i++) {
+		md_close(&r.refs[i].md);
+		pe_close(&r.refs[i].pe);
+	}
+	free(r.refs);
 	md_close(&r.md);
 	return ret;
 }

@@ -22,9 +22,11 @@ RUNTIME_FUNCTIONS (begin, end RVA):
 DELAYLOAD_METHODCALL_THUNKS: 1200-1240.
 --hot-cold adds function 9, 1300-1320, Main's cold part (HOT_COLD_MAP);
 --sentinel ends RUNTIME_FUNCTIONS with ~0, as crossgen2 may.
+--other writes assembly Other instead (IL only), where function 8's method is:
+Other.Lib::Far.
 
 usage: mkr2r.py OUT [--machine M] [--flags F] [--composite] [--il-only]
-                    [--hot-cold] [--sentinel]
+                    [--hot-cold] [--sentinel] [--other]
                     [--truncate N] [--poke OFFSET:BYTE...] [--where]
 --where prints the file offsets of the parts, for --poke and --truncate.
 """
@@ -98,7 +100,9 @@ def ecma_uint(v):
     return struct.pack(">H", v | 0x8000)
 
 
-def metadata():
+def metadata(other=False):
+    """Our metadata, or with @other that of assembly Other: type Other.Lib,
+    methods A, B, C and Far."""
     strings = bytearray(b"\0")
 
     def s(name):
@@ -107,6 +111,13 @@ def metadata():
         return off
 
     tables = {}
+    if other:
+        tables[0x00] = [struct.pack("<HHHHH", 0, s("Other.dll"), 0, 0, 0)]
+        tables[0x02] = [struct.pack("<IHHHHH", 0, s("<Module>"), 0, 0, 1, 1),
+                        struct.pack("<IHHHHH", 0, s("Lib"), s("Other"), 0, 1, 1)]
+        tables[0x06] = [struct.pack("<IHHHHH", 0, 0, 0, s(n), 0, 1)
+                        for n in ("A", "B", "C", "Far")]
+        return streams(tables, strings)
     tables[0x00] = [struct.pack("<HHHHH", 0, s("app.dll"), 0, 0, 0)]
     tables[0x01] = [struct.pack("<HHH", 0, s("Foo"), s("System.Text"))]
     # TypeDef: flags, name, namespace, extends, field list, method list
@@ -118,6 +129,13 @@ def metadata():
     tables[0x06] = [struct.pack("<IHHHHH", 0, 0, 0, s(n), 0, 1)
                     for n in ("Main", "Work", "Work", "Generic", "Run", "Get")]
     tables[0x29] = [struct.pack("<HH", 3, 2)]      # Inner nested in Program
+    # AssemblyRef 1: Other (version, flags, public key, name, culture, hash)
+    tables[0x23] = [struct.pack("<HHHHIHHHH", 1, 0, 0, 0, 0, 0, s("Other"), 0, 0)]
+    return streams(tables, strings)
+
+
+def streams(tables, strings):
+    """The metadata root and its streams: #~, #Strings, #Blob."""
     valid = sum(1 << t for t in tables)
     tilde = struct.pack("<IBBBBQQ", 0, 2, 0, 0, 1, valid, 0)
     for t in sorted(tables):
@@ -151,7 +169,7 @@ FUNCS = [(0x1000, 0x1020), (0x1040, 0x1080), (0x1080, 0x10A0), (0x10C0, 0x10D0),
 
 
 def build(machine=0xFD1D, flags=0x4B, composite=False, il_only=False, where=None,
-          hot_cold=False, sentinel=False):
+          hot_cold=False, sentinel=False, other=False):
     rdata = bytearray()
     funcs = FUNCS + [(0x1300, 0x1320)] if hot_cold else FUNCS
 
@@ -165,7 +183,7 @@ def build(machine=0xFD1D, flags=0x4B, composite=False, il_only=False, where=None
         return rva
 
     cli = put(bytes(72))
-    md = metadata()
+    md = metadata(other)
     md_rva = put(md)
     if machine ^ 0xAA64 in (0, 0x7B79, 0x4644):
         # arm64: begin, packed unwind data (flag 1) holding the length / 4
@@ -251,7 +269,8 @@ def main():
 
     where = [] if "--where" in args else None
     img = build(opt("--machine", 0xFD1D), opt("--flags", 0x4B), "--composite" in args,
-                "--il-only" in args, where, "--hot-cold" in args, "--sentinel" in args)
+                "--il-only" in args or "--other" in args, where, "--hot-cold" in args,
+                "--sentinel" in args, "--other" in args)
     if where is not None:
         names = ["cli", "metadata", "runtime_functions", "methoddef_entrypoints",
                  "instance_entrypoints", "owner", "rtr_header"]

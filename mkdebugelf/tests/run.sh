@@ -130,7 +130,7 @@ expect_status "--rva on a non-PE image" 1 "$tool" --map dup.map --rva -o x.debug
 # ReadyToRun: a crafted image (mkr2r.py), each table it names methods from.
 python3 "$here/mkr2r.py" r2r.dll
 expect_status "ReadyToRun image" 0 "$tool" -o r2r.debug r2r.dll
-grep -q 'ReadyToRun 16.0 image for Linux: 4 methods, 4 generic instantiations (1 not fully named), 9 of 9 runtime functions in them' out.txt &&
+grep -q 'ReadyToRun 16.0 image for Linux: 4 methods, 4 generic instantiations (1 not fully named, 0 from other assemblies), 9 of 9 runtime functions in them' out.txt &&
 	ok "picked the R2R reader, counted its entries" || bad "R2R summary: $(cat out.txt)"
 r2r_sym() { syms r2r.debug | awk -v n="$1" '$3 == n { print $1, $2 }'; }
 expect_sym() { # WHAT NAME "OFFSET SIZE"
@@ -145,7 +145,7 @@ expect_sym "NestedClass" "App.Program+Inner::Run" "500 64"
 expect_sym "INSTANCE_METHOD_ENTRYPOINTS, owner type" 'App.Box`1[System.__Canon]::Get' "540 32"
 expect_sym "INSTANCE_METHOD_ENTRYPOINTS, method instantiation" "App.Program::Generic<System.Int32>" "580 32"
 expect_sym "TypeRef in an instantiation" "App.Program::Generic<System.Text.Foo>" "5a0 32"
-expect_sym "a method of another module, unnamed" "?::?<System.Int32>" "5c0 32"
+expect_sym "a method of another assembly, not beside it: unnamed" "?::?<System.Int32>" "5c0 32"
 expect_sym "DELAYLOAD_METHODCALL_THUNKS" "ReadyToRun::DelayLoadMethodCallThunks" "600 64"
 [ "$(syms r2r.debug | wc -l)" = 9 ] && ok "9 symbols, one a method or the thunks" ||
 	{ bad "R2R symbols:"; syms r2r.debug; }
@@ -161,6 +161,15 @@ python3 "$here/mkr2r.py" sentinel.dll --sentinel
 expect_status "RUNTIME_FUNCTIONS ending with a sentinel" 0 "$tool" -o s.debug sentinel.dll
 [ "$(syms s.debug)" = "$(syms r2r.debug)" ] && ok "the sentinel is no function" ||
 	{ bad "sentinel:"; syms s.debug; }
+
+mkdir -p other
+python3 "$here/mkr2r.py" other/app.dll
+python3 "$here/mkr2r.py" other/Other.dll --other
+expect_status "an assembly it refers to beside it" 0 "$tool" -o other.debug other/app.dll
+grep -q '(0 not fully named, 1 from other assemblies)' out.txt &&
+	[ "$(syms other.debug | grep Far)" = "5c0 32 Other.Lib::Far<System.Int32>" ] &&
+	ok "AssemblyRef: a method named from Other.dll's metadata" ||
+	{ bad "another assembly: $(cat out.txt)"; syms other.debug; }
 
 # The OS markers XORed into the machine field; what isn't read is refused.
 for m in Apple:0x4644 FreeBSD:0xadc4 NetBSD:0x1993 SunOS:0x1992; do
