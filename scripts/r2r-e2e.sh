@@ -4,8 +4,11 @@
 # framework code (Regex, BigInteger, LINQ) recorded once, its jitdump (the
 # runtime's own names for the R2R code it ran) injected, and the names stock
 # perf gives the samples in R2R images with the debug files compared to the
-# jitdump's, sample by sample.
-# Needs: dotnet with Microsoft.NETCore.App; PERF (default BUILD/base/perf).
+# jitdump's, sample by sample; each R2R method the runtime logged against our
+# symbol at its file offset (start and size); and crossgen2's own map of the
+# program's image, published ReadyToRun, against its debug file.
+# Needs: dotnet with Microsoft.NETCore.App 10.x, root; PERF (default
+# BUILD/base/perf, stock perf).
 set -euo pipefail
 STEP=r2r-e2e
 # shellcheck source=lib.sh
@@ -65,7 +68,7 @@ for f in os.listdir(sys.argv[1]):
 print(n)
 PY
 )
-note "$fw: $images ReadyToRun images of $r2r_total x86_64 PE files given debug files in $(( (t1 - t0) / 1000000 )) ms: $methods methods, $insts generic instantiations, $unnamed not fully named"
+note "$fw: debug files for $images ReadyToRun images (the folder has $r2r_total PE files with a ManagedNativeHeader) in $(( (t1 - t0) / 1000000 )) ms: $methods methods, $insts generic instantiations, $unnamed not fully named"
 note "runtime functions in a named method's code: $covered of $functions"
 [ "$images" -gt 0 ] && [ "$images" = "$r2r_total" ] || die "$images debug files for $r2r_total R2R images"
 [ "$covered" = "$functions" ] || die "runtime functions outside any method: $((functions - covered))"
