@@ -10,6 +10,7 @@
  * .text whose address equals its file offset come out right, whatever address
  * the image is mapped at.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -24,6 +25,7 @@
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include "pe.h"
+#include "r2r.h"
 
 #define ALIGN(x, a)	(((x) + (a) - 1) & ~((uint64_t)(a) - 1))
 
@@ -442,6 +444,7 @@ static int mkdir_parents(char *path)
 struct opts {
 	const char *map, *out, *root, *machine;
 	int rva, no_pe, install, verbose;
+	int in_dir;		/* one image of a directory: skip what isn't one */
 };
 
 /* An executable mapping of an image in a live process. */
@@ -480,11 +483,50 @@ static long add_live(struct syms *s, const struct syms *perf_map, const struct r
 	return found;
 }
 
+/* The assemblies a ReadyToRun image refers to: NAME.dll beside it. */
+struct refs {
+	const char *dir;
+	struct {
+		void *p;
+		size_t len;
+	} map[64];
+	unsigned int nr;
+};
+
+static const uint8_t *load_ref(void *arg, const char *name, size_t *len)
+{
+	struct refs *refs = arg;
+	char path[PATH_MAX];
+	struct stat st;
+	void *p;
+	int fd;
+
+	if (refs->nr == sizeof(refs->map) / sizeof(refs->map[0]) || strchr(name, '/') ||
+	    snprintf(path, sizeof(path), "%s/%s.dll", refs->dir, name) >= (int)sizeof(path))
+		return NULL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || !st.st_size) {
+		close(fd);
+		return NULL;
+	}
+	p = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return NULL;
+	refs->map[refs->nr].p = p;
+	refs->map[refs->nr++].len = st.st_size;
+	*len = st.st_size;
+	return p;
+}
+
 /*
  * Write the debug file for @image, read at @file (the same file, seen from
  * this process). Its symbols come from the live process's perf map if
- * @perf_map is given, else from --map or the image's PE tables. Returns 0,
- * 1 if @image is ELF (nothing to write), or -1.
+ * @perf_map is given, else from --map, the image's ReadyToRun code or its PE
+ * tables. Returns 0, 1 if @image is ELF (nothing to write), 2 if, one image
+ * of a directory, it has nothing to name (not PE, no symbols), or -1.
  */
 static int do_image(const char *image, const char *file, const struct opts *o,
 		    const struct syms *perf_map, const struct range *r, size_t nr)
@@ -495,7 +537,8 @@ static int do_image(const char *image, const char *file, const struct opts *o,
 	char *path = NULL;
 	struct utsname uts;
 	const uint8_t *buf;
-	int is_pe = 0, em, class, fd, ret = -1;
+	int is_pe = 0, is_r2r = 0, em, class, fd, ret = -1;
+	struct r2r_stats r2r;
 	struct stat st;
 	size_t i;
 
@@ -520,9 +563,33 @@ static int do_image(const char *image, const char *file, const struct opts *o,
 	s.limit = st.st_size;
 
 	is_pe = !o->no_pe && pe_open(&pe, buf, st.st_size, &err) == 0;
+	if (o->in_dir && !is_pe) {
+		fprintf(stderr, "%s: %s: skipped: %s\n", prog, image, err);
+		ret = 2;
+		goto out;
+	}
 	if (!o->map && !perf_map && !is_pe) {
 		fprintf(stderr, "%s: %s: %s; give its symbols with --map\n", prog, image, err);
 		goto out;
+	}
+	if (is_pe && !o->map && !perf_map) {
+		is_r2r = r2r_detect(&pe, &em, &class, &err);
+		if (is_r2r < 0) {
+			fprintf(stderr, "%s: %s: %s\n", prog, image, err);
+			goto out;
+		}
+		if (is_r2r == 2 && o->in_dir) {
+			fprintf(stderr, "%s: %s: skipped: .NET IL only, no precompiled code\n",
+				prog, image);
+			ret = 2;
+			goto out;
+		}
+		if (is_r2r == 2) {
+			fprintf(stderr, "%s: %s: .NET IL only: no precompiled code to name (the "
+				"runtime's perf map names what it JIT compiles)\n", prog, image);
+			goto out;
+		}
+		is_r2r = is_r2r == 1;
 	}
 	if (o->rva && !is_pe) {
 		fprintf(stderr, "%s: --rva needs a PE image: %s: %s\n", prog, image,
@@ -530,7 +597,9 @@ static int do_image(const char *image, const char *file, const struct opts *o,
 		goto out;
 	}
 
-	if (is_pe && pe_machine(pe.machine, &em, &class) == 0 && !machine) {
+	if (is_r2r && !machine) {
+		/* the ReadyToRun image's own, found by r2r_detect() */
+	} else if (is_pe && pe_machine(pe.machine, &em, &class) == 0 && !machine) {
 		/* the image's own */
 	} else {
 		if (!machine) {
@@ -558,6 +627,30 @@ static int do_image(const char *image, const char *file, const struct opts *o,
 		fclose(f);
 		if (err_map)
 			goto out;
+	} else if (is_r2r) {
+		const char *slash = strrchr(file, '/');
+		struct refs refs = { 0 };
+		int nr_r2r;
+
+		/* The assemblies it refers to, from its directory. */
+		if (asprintf(&path, "%.*s", slash ? (int)(slash - file) : 1,
+			     slash ? file : ".") < 0)
+			goto out;
+		refs.dir = path;
+		nr_r2r = r2r_methods(&pe, syms_add, &s, load_ref, &refs, &r2r, &err);
+		while (refs.nr--)
+			munmap(refs.map[refs.nr].p, refs.map[refs.nr].len);
+		free(path);
+		path = NULL;
+		if (nr_r2r < 0) {
+			fprintf(stderr, "%s: %s: %s\n", prog, image, err);
+			goto out;
+		}
+		printf("%s: ReadyToRun %u.%u image for %s: %lu methods, %lu generic "
+		       "instantiations (%lu not fully named, %lu from other assemblies), "
+		       "%lu of %lu runtime functions in them\n", image, r2r.major, r2r.minor,
+		       r2r.os, r2r.methods, r2r.instances, r2r.unnamed, r2r.other, r2r.covered,
+		       r2r.functions);
 	} else {
 		int nr_exp = pe_exports(&pe, syms_add, &s);
 		int nr_coff = pe_coff_symbols(&pe, syms_add, &s);
@@ -574,7 +667,10 @@ static int do_image(const char *image, const char *file, const struct opts *o,
 	if (syms_finish(&s, is_pe ? &pe : NULL))
 		goto out;
 	if (!s.nr) {
-		fprintf(stderr, "%s: no symbols for %s\n", prog, image);
+		fprintf(stderr, "%s: no symbols for %s%s\n", prog, image,
+			o->in_dir ? ": skipped" : "");
+		if (o->in_dir)
+			ret = 2;
 		goto out;
 	}
 
@@ -793,15 +889,60 @@ out:
 	return ret;
 }
 
+/*
+ * --install DIR: a debug file for each image in directory @dir (regular
+ * files, not symlinks: perf sees the files they point to; not its
+ * subdirectories): a whole .NET shared framework in one command. What isn't
+ * a PE image, or has nothing to name, is skipped with a note.
+ */
+static int do_dir(const char *dir, struct opts *o)
+{
+	unsigned long written = 0, skipped = 0, failed = 0;
+	struct dirent **ents;
+	char path[PATH_MAX];
+	struct stat st;
+	int i, nr, err;
+
+	nr = scandir(dir, &ents, NULL, alphasort);
+	if (nr < 0) {
+		fprintf(stderr, "%s: cannot read %s: %s\n", prog, dir, strerror(errno));
+		return 1;
+	}
+	o->in_dir = 1;
+	for (i = 0; i < nr; i++) {
+		if (snprintf(path, sizeof(path), "%s/%s", dir, ents[i]->d_name) >=
+		    (int)sizeof(path) || lstat(path, &st) || !S_ISREG(st.st_mode) ||
+		    !st.st_size) {
+			free(ents[i]);
+			continue;
+		}
+		free(ents[i]);
+		err = do_image(path, path, o, NULL, NULL, 0);
+		fflush(stdout);		/* its lines before the next one's notes */
+		if (err < 0)
+			failed++;
+		else if (err)
+			skipped++;
+		else
+			written++;
+	}
+	free(ents);
+	printf("%s: %lu debug files written, %lu files skipped, %lu failed\n", dir, written,
+	       skipped, failed);
+	return failed || !written;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
 "usage: %s [options] IMAGE\n"
 "       %s --pid PID --install [--root DIR] [--map FILE]\n"
+"       %s --install [--root DIR] DIRECTORY\n"
 "Write an ELF debug file naming the code in IMAGE at its file offsets, which\n"
 "perf reads for samples in IMAGE, whatever address it is mapped at.\n"
 "\n"
-"Symbols (from the PE export and COFF symbol tables by default):\n"
+"Symbols (by default: a .NET ReadyToRun image's precompiled methods, named\n"
+"from its metadata; else the PE export and COFF symbol tables):\n"
 "  --map FILE        from FILE's \"OFFSET SIZE name\" lines (hex file offsets)\n"
 "  --rva             FILE's values are RVAs, as crossgen2 --perfmap writes them\n"
 "  --no-pe           with --map, ignore IMAGE's own PE tables\n"
@@ -811,12 +952,14 @@ static void usage(FILE *f)
 "                    the image in every later process\n"
 "Output (one of):\n"
 "  -o, --output OUT  write the debug file to OUT\n"
-"  --install         write it where perf looks: /usr/lib/debug/<IMAGE path>.debug\n"
+"  --install         write it where perf looks: /usr/lib/debug/<IMAGE path>.debug;\n"
+"                    IMAGE may be a directory: each image in it (e.g. a .NET\n"
+"                    shared framework), what isn't one skipped\n"
 "  --root DIR        with --install: under DIR, for 'perf report --symfs DIR'\n"
 "Other:\n"
 "  -m, --machine M   x86_64, i386, aarch64 or arm, for non-PE images\n"
 "                    (default: this machine's)\n"
-"  -v, --verbose     print the symbols written\n", prog, prog);
+"  -v, --verbose     print the symbols written\n", prog, prog, prog);
 }
 
 int main(int argc, char **argv)
@@ -836,6 +979,7 @@ int main(int argc, char **argv)
 	};
 	struct opts o = { 0 };
 	char image[PATH_MAX], *end;
+	struct stat st;
 	long pid = 0;
 	int c;
 
@@ -878,6 +1022,14 @@ int main(int argc, char **argv)
 	if (!realpath(argv[optind], image)) {
 		fprintf(stderr, "%s: %s: %s\n", prog, argv[optind], strerror(errno));
 		return 1;
+	}
+	if (!stat(image, &st) && S_ISDIR(st.st_mode)) {
+		if (!o.install || o.map) {
+			fprintf(stderr, "%s: %s is a directory: use --install, without --map\n",
+				prog, image);
+			return 2;
+		}
+		return do_dir(image, &o);
 	}
 	return do_image(image, image, &o, NULL, NULL, 0) ? 1 : 0;
 }

@@ -215,6 +215,37 @@ int pe_exports(const struct pe *pe, pe_sym_cb cb, void *arg)
 	return nr;
 }
 
+uint32_t pe_export_rva(const struct pe *pe, const char *name)
+{
+	uint32_t nr_funcs, nr_names, funcs, names, ordinals, i, name_rva, rva;
+	int64_t dir, f_off, n_off, o_off, name_off;
+	const char *s;
+	uint16_t ord;
+
+	if (!pe->export_rva)
+		return 0;
+	dir = pe_rva_to_offset(pe, pe->export_rva);
+	if (dir < 0 || rd32(pe, dir + 20, &nr_funcs) || rd32(pe, dir + 24, &nr_names) ||
+	    rd32(pe, dir + 28, &funcs) || rd32(pe, dir + 32, &names) ||
+	    rd32(pe, dir + 36, &ordinals))
+		return 0;
+	f_off = pe_rva_to_offset(pe, funcs);
+	n_off = pe_rva_to_offset(pe, names);
+	o_off = pe_rva_to_offset(pe, ordinals);
+	if (f_off < 0 || n_off < 0 || o_off < 0)
+		return 0;
+	for (i = 0; i < nr_names; i++) {
+		if (rd32(pe, n_off + 4ULL * i, &name_rva) || rd16(pe, o_off + 2ULL * i, &ord))
+			return 0;
+		name_off = pe_rva_to_offset(pe, name_rva);
+		s = name_off < 0 ? NULL : rdstr(pe, name_off);
+		if (s && !strcmp(s, name) && ord < nr_funcs &&
+		    !rd32(pe, f_off + 4ULL * ord, &rva))
+			return rva;
+	}
+	return 0;
+}
+
 int pe_coff_symbols(const struct pe *pe, pe_sym_cb cb, void *arg)
 {
 	uint64_t strtab, end;

@@ -46,5 +46,7 @@ uint64_t pe_code_end(const struct pe *pe, uint64_t offset);
 /* Named exports of code, then COFF function symbols. Return the count or -1. */
 int pe_exports(const struct pe *pe, pe_sym_cb cb, void *arg);
 int pe_coff_symbols(const struct pe *pe, pe_sym_cb cb, void *arg);
+/* The RVA a named export points to, code or data, or 0. */
+uint32_t pe_export_rva(const struct pe *pe, const char *name);
 
 #endif

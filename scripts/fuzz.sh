@@ -1,7 +1,8 @@
 #!/bin/bash
-# libFuzzer with ASan and UBSan on the two parsers of hostile input:
+# libFuzzer with ASan and UBSan on the parsers of hostile input:
 #   perf_map: the perf map fallback, linked against build/asan's perf objects
 #   pe:       mkdebugelf's PE reader
+#   r2r:      mkdebugelf's .NET ReadyToRun reader (and ECMA-335 metadata)
 # Usage: scripts/fuzz.sh [RUNS]   (default 100000 executions each)
 # Seeds are fuzz/corpus/*; new inputs go to build/fuzz, never into the repo.
 set -euo pipefail
@@ -31,6 +32,7 @@ build() {
 }
 
 build pe "$TOP/fuzz/pe_fuzz.c" "$TOP/mkdebugelf/pe.c"
+build r2r "$TOP/fuzz/r2r_fuzz.c" "$TOP/mkdebugelf/pe.c" "$TOP/mkdebugelf/r2r.c"
 # util/ refers to the builtins: link them too, with perf's main() renamed so
 # libFuzzer's is the one.
 objcopy --redefine-sym main=perf_main "$asan/perf-in.o" "$out/perf-in-nomain.o" ||
@@ -48,7 +50,7 @@ build perf_map -D_GNU_SOURCE -I"$perf" -I"$perf/util" -I"$perf/lib/perf/include"
 export ASAN_OPTIONS=detect_leaks=0:halt_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 fail=0
-for name in perf_map pe; do
+for name in perf_map pe r2r; do
 	work=$out/corpus-$name
 	mkdir -p "$work"
 	log=$out/$name.log

@@ -127,6 +127,230 @@ expect_status "duplicates, overlaps, beyond the file" 0 "$tool" --map dup.map -o
 	{ bad "dup map:"; syms d.debug; }
 expect_status "--rva on a non-PE image" 1 "$tool" --map dup.map --rva -o x.debug zero.img
 
+# ReadyToRun: a crafted image (mkr2r.py), each table it names methods from.
+python3 "$here/mkr2r.py" r2r.dll
+expect_status "ReadyToRun image" 0 "$tool" -o r2r.debug r2r.dll
+grep -q 'ReadyToRun 16.0 image for Linux: 4 methods, 4 generic instantiations (1 not fully named, 0 from other assemblies), 9 of 9 runtime functions in them' out.txt &&
+	ok "picked the R2R reader, counted its entries" || bad "R2R summary: $(cat out.txt)"
+r2r_sym() { syms r2r.debug | awk -v n="$1" '$3 == n { print $1, $2 }'; }
+expect_sym() { # WHAT NAME "OFFSET SIZE"
+	local got
+	got=$(r2r_sym "$2")
+	[ "$got" = "$3" ] && ok "$1: $2 at $3" || bad "$1: $2 at '${got:-nothing}', expected $3"
+}
+expect_sym "METHODDEF_ENTRYPOINTS, RUNTIME_FUNCTIONS at file offsets" "App.Program::Main" "400 32"
+expect_sym "a method with a funclet covers both" "App.Program::Work" "440 96"
+expect_sym "an entry with fixups, an overload" "App.Program::Work#2" "4c0 16"
+expect_sym "NestedClass" "App.Program+Inner::Run" "500 64"
+expect_sym "INSTANCE_METHOD_ENTRYPOINTS, owner type" 'App.Box`1[System.__Canon]::Get' "540 32"
+expect_sym "INSTANCE_METHOD_ENTRYPOINTS, method instantiation" "App.Program::Generic<System.Int32>" "580 32"
+expect_sym "TypeRef in an instantiation" "App.Program::Generic<System.Text.Foo>" "5a0 32"
+expect_sym "a method of another assembly, not beside it: unnamed" "?::?<System.Int32>" "5c0 32"
+expect_sym "DELAYLOAD_METHODCALL_THUNKS" "ReadyToRun::DelayLoadMethodCallThunks" "600 64"
+[ "$(syms r2r.debug | wc -l)" = 9 ] && ok "9 symbols, one a method or the thunks" ||
+	{ bad "R2R symbols:"; syms r2r.debug; }
+readelf -h r2r.debug | grep -q 'Advanced Micro Devices X86-64' && ok "x86_64 from machine 0xfd1d" ||
+	bad "R2R machine type"
+
+python3 "$here/mkr2r.py" hc.dll --hot-cold
+expect_status "HOT_COLD_MAP" 0 "$tool" -o hc.debug hc.dll
+[ "$(syms hc.debug | grep 'App.Program::Main')" = "400 32 App.Program::Main
+700 32 App.Program::Main#2" ] && ok "a cold part named as its hot part" ||
+	{ bad "cold part:"; syms hc.debug; }
+python3 "$here/mkr2r.py" sentinel.dll --sentinel
+expect_status "RUNTIME_FUNCTIONS ending with a sentinel" 0 "$tool" -o s.debug sentinel.dll
+[ "$(syms s.debug)" = "$(syms r2r.debug)" ] && ok "the sentinel is no function" ||
+	{ bad "sentinel:"; syms s.debug; }
+
+mkdir -p other
+python3 "$here/mkr2r.py" other/app.dll
+python3 "$here/mkr2r.py" other/Other.dll --other
+expect_status "an assembly it refers to beside it" 0 "$tool" -o other.debug other/app.dll
+grep -q '(0 not fully named, 1 from other assemblies)' out.txt &&
+	[ "$(syms other.debug | grep Far)" = "5c0 32 Other.Lib::Far<System.Int32>" ] &&
+	ok "AssemblyRef: a method named from Other.dll's metadata" ||
+	{ bad "another assembly: $(cat out.txt)"; syms other.debug; }
+
+# The OS markers XORed into the machine field; what isn't read is refused.
+for m in Apple:0x4644 FreeBSD:0xadc4 NetBSD:0x1993 SunOS:0x1992; do
+	python3 "$here/mkr2r.py" os.dll --machine $((0x8664 ^ ${m#*:}))
+	expect_status "x86_64 for ${m%:*}" 0 "$tool" -o os.debug os.dll
+	grep -q "image for ${m%:*}:" out.txt || bad "${m%:*}: $(cat out.txt)"
+done
+python3 "$here/mkr2r.py" arm.dll --machine $((0xaa64 ^ 0x7b79))
+expect_status "arm64 Linux" 0 "$tool" -o arm.debug arm.dll
+[ "$(syms arm.debug)" = "$(syms r2r.debug)" ] && readelf -h arm.debug | grep -q AArch64 &&
+	ok "arm64: lengths from the packed unwind data, an AArch64 debug file" ||
+	{ bad "arm64 symbols:"; syms arm.debug; }
+python3 "$here/mkr2r.py" x86.dll --machine $((0x014c ^ 0x7b79))
+expect_status "i386 Linux refused" 1 "$tool" -o x.debug x86.dll
+grep -q 'machine 0x14c (Linux) is not supported' err.txt || bad "i386 message: $(cat err.txt)"
+python3 "$here/mkr2r.py" unk.dll --machine 0x1234
+expect_status "unknown machine refused" 1 "$tool" -o x.debug unk.dll
+grep -q 'ReadyToRun image for unknown machine 0x1234' err.txt || bad "machine message: $(cat err.txt)"
+python3 "$here/mkr2r.py" comp.dll --flags 0x6b
+expect_status "component of a composite image refused" 1 "$tool" -o x.debug comp.dll
+grep -q 'its code is in framework-r2r.dll' err.txt || bad "component message: $(cat err.txt)"
+python3 "$here/mkr2r.py" composite.dll --composite
+expect_status "composite image refused" 1 "$tool" -o x.debug composite.dll
+grep -q 'composite ReadyToRun image' err.txt || bad "composite message: $(cat err.txt)"
+python3 "$here/mkr2r.py" il.dll --il-only
+expect_status "IL only image" 1 "$tool" -o x.debug il.dll
+grep -q 'IL only' err.txt || bad "IL only message: $(cat err.txt)"
+
+# Corrupt and truncated images: a message, no output file, no crash.
+python3 "$here/mkr2r.py" where.dll --where >where.txt
+where() { awk -v n="$1" '$1 == n { print $2 }' where.txt; }
+at_metadata=$(where metadata)
+at_methoddef_entrypoints=$(where methoddef_entrypoints)
+at_instance_entrypoints=$(where instance_entrypoints)
+at_rtr_header=$(where rtr_header)
+rm -f x.debug
+for c in "metadata signature:$at_metadata:0" "metadata table rows:$((at_metadata + 0x6c)):0xff" \
+	 "METHODDEF_ENTRYPOINTS header:$at_methoddef_entrypoints:0x1f" \
+	 "INSTANCE_METHOD_ENTRYPOINTS header:$at_instance_entrypoints:0xff" \
+	 "READYTORUN_HEADER section count:$((at_rtr_header + 12)):0xff" \
+	 "RUNTIME_FUNCTIONS size:$((at_rtr_header + 24)):0xff"; do
+	python3 "$here/mkr2r.py" bad.dll --poke "${c#*:}"
+	expect_status "corrupt ${c%%:*}" 1 "$tool" -o x.debug bad.dll
+	[ -e x.debug ] && bad "corrupt ${c%%:*}: wrote x.debug" && rm -f x.debug
+done
+for n in 0x200 0x804 0x850 0x900 0x9c8 0x9e0 0xa38 0xa50 0xa70 0xa80 0xa98; do
+	python3 "$here/mkr2r.py" cut.dll --truncate "$n"
+	expect_status "R2R image truncated at $n" 1 "$tool" -o x.debug cut.dll
+	[ -e x.debug ] && bad "truncated at $n: wrote x.debug" && rm -f x.debug
+done
+
+# --install DIR: each image in it, what isn't one skipped with a note.
+mkdir -p fw
+cp r2r.dll fw/a.dll
+cp il.dll fw/b.dll
+echo "not an image" >fw/c.txt
+cp fake.so fw/d.so
+mkdir -p fw/sub
+expect_status "--install a directory" 0 "$tool" --install --root dirroot fw
+grep -q 'fw: 1 debug files written, 3 files skipped, 0 failed' out.txt &&
+	ok "1 written, IL only, text and ELF skipped" || bad "directory: $(cat out.txt err.txt)"
+[ "$(find dirroot -type f)" = "dirroot/usr/lib/debug$tmp/fw/a.dll.debug" ] &&
+	ok "one debug file, for the R2R image" || bad "directory files: $(find dirroot -type f)"
+expect_status "a directory with -o" 2 "$tool" -o x.debug fw
+
+# The real thing: the shared framework's R2R images, against their own
+# RUNTIME_FUNCTIONS and against System.Reflection.Metadata's names.
+fw=$(dotnet --list-runtimes 2>/dev/null | awk '$1 == "Microsoft.NETCore.App" {
+	dir = $3; sub(/^\[/, "", dir); sub(/\]$/, "", dir); v = $2 } END { if (v) print dir "/" v }')
+if [ -z "$fw" ] || [ ! -d "$fw" ]; then
+	echo "  skip: the shared framework (no dotnet, or no Microsoft.NETCore.App runtime)"
+else
+	for a in System.Text.RegularExpressions System.Linq System.Collections; do
+		expect_status "$a.dll" 0 "$tool" -o real.debug "$fw/$a.dll"
+		# The image's own count of runtime functions, read here in Python.
+		nr=$(python3 - "$fw/$a.dll" <<'PY'
+import struct, sys
+d = open(sys.argv[1], 'rb').read()
+pe = struct.unpack_from('<I', d, 0x3c)[0]
+nsec, optsize = struct.unpack_from('<HxxxxxxxxxxxxH', d, pe + 6)
+secs = [struct.unpack_from('<IIII', d, pe + 24 + optsize + 40 * i + 8) for i in range(nsec)]
+off = lambda rva: next(o + rva - va for _, va, raw, o in secs if va <= rva < va + raw)
+cli = off(struct.unpack_from('<I', d, pe + 24 + 112 + 14 * 8)[0])
+rtr = off(struct.unpack_from('<I', d, cli + 64)[0])
+for i in range(struct.unpack_from('<I', d, rtr + 12)[0]):
+    t, rva, size = struct.unpack_from('<III', d, rtr + 16 + 12 * i)
+    if t == 102:
+        print(size // 12)
+PY
+)
+		grep -q " $nr of $nr runtime functions in them" out.txt &&
+			ok "$a: all $nr runtime functions in a method's code" ||
+			bad "$a: the image has $nr runtime functions: $(cat out.txt)"
+		syms real.debug | awk '{ print $3 }' >"names-$a.txt"
+	done
+	mkdir -p srm
+	cat >srm/srm.csproj <<'X'
+<Project Sdk="Microsoft.NET.Sdk">
+  <PropertyGroup>
+    <OutputType>Exe</OutputType>
+    <TargetFramework>net10.0</TargetFramework>
+  </PropertyGroup>
+</Project>
+X
+	cat >srm/Program.cs <<'X'
+// Every MethodDef of an assembly as Namespace.Outer+Inner::Method, by
+// System.Reflection.Metadata.
+using System;
+using System.IO;
+using System.Reflection.Metadata;
+using System.Reflection.PortableExecutable;
+
+class Program
+{
+    static MetadataReader md;
+
+    static string TypeName(TypeDefinitionHandle h)
+    {
+        var t = md.GetTypeDefinition(h);
+        var name = md.GetString(t.Name);
+        var outer = t.GetDeclaringType();
+        if (!outer.IsNil)
+            return TypeName(outer) + "+" + name;
+        var ns = md.GetString(t.Namespace);
+        return ns.Length > 0 ? ns + "." + name : name;
+    }
+
+    static void Main(string[] args)
+    {
+        using var pe = new PEReader(File.OpenRead(args[0]));
+        md = pe.GetMetadataReader();
+        foreach (var h in md.MethodDefinitions) {
+            var m = md.GetMethodDefinition(h);
+            Console.WriteLine(TypeName(m.GetDeclaringType()) + "::" + md.GetString(m.Name));
+        }
+    }
+}
+X
+	if ! DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 dotnet build -o srm/bin srm >srm.log 2>&1; then
+		bad "cannot build the System.Reflection.Metadata reference: $(grep -m 1 error srm.log)"
+	else
+		for a in System.Text.RegularExpressions System.Linq System.Collections; do
+			dotnet srm/bin/srm.dll "$fw/$a.dll" | sort >"srm-$a.txt"
+			# Each name, its instantiation's type arguments and overload number
+			# taken off, is a MethodDef's; and no more overloads than it has.
+			python3 - "names-$a.txt" "srm-$a.txt" >check.txt <<'PY'
+import collections, re, sys
+ours = [l.strip() for l in open(sys.argv[1])]
+ours = [n for n in ours if n != 'ReadyToRun::DelayLoadMethodCallThunks']
+ref = collections.Counter(l.strip() for l in open(sys.argv[2]))
+def strip(s):
+    # Type[args]::Method<args>#N -> Type::Method; a method's own name may
+    # hold <>, as explicit implementations do: Ns.IEnumerable<T>.GetEnumerator
+    s = re.sub(r'#\d+$', '', s)
+    if s.endswith('>'):
+        depth = 0
+        for i in range(len(s) - 1, -1, -1):
+            depth += {'>': 1, '<': -1}.get(s[i], 0)
+            if depth == 0:
+                s = s[:i]
+                break
+    t, _, m = s.rpartition('::')
+    while True:
+        u = re.sub(r'\[[^\[\]]*\]', '', t)
+        if u == t:
+            return t + '::' + m
+        t = u
+plain = collections.Counter(n for n in ours if not re.search(r'[\[<]', n.split('::')[-1]) and '[' not in n)
+missing = [n for n in ours if strip(n) not in ref]
+extra = [n for n, c in plain.items() if re.sub(r'#\d+$', '', n) == n and
+         sum(v for k, v in plain.items() if re.sub(r'#\d+$', '', k) == n) > ref[n]]
+print(len(ours), len(missing), len(extra), (missing + extra + [''])[0])
+PY
+			read -r total missing extra example <check.txt
+			[ "$total" -gt 100 ] && [ "$missing" = 0 ] && [ "$extra" = 0 ] &&
+				ok "$a: $total names, each a MethodDef's in System.Reflection.Metadata" ||
+				bad "$a: $missing of $total names not a MethodDef's, $extra too many overloads: $example"
+		done
+	fi
+fi
+
 # --pid: a live process's perf map, turned into file offsets of its images.
 # live_start [--map FILE]: run liveproc.py, its perf map at FILE or its own.
 live_start() {
