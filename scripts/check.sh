@@ -39,6 +39,7 @@ run mkdebugelf sh -c "make -s -C '$TOP/mkdebugelf' O='$BUILD/mkdebugelf' all asa
 run offline-e2e "$S/offline-e2e.sh"
 run wine-e2e "$S/wine-e2e.sh"
 run dotnet-e2e "$S/dotnet-e2e.sh"
+run r2r-e2e "$S/r2r-e2e.sh"
 run asan "$S/asan.sh"
 run fuzz-smoke "$S/fuzz.sh" 2000
 run perf-test-gate "$S/perf-test-gate.sh"

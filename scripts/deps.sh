@@ -10,7 +10,7 @@ PKGS="build-essential ccache git xz-utils pkg-config flex bison
 libelf-dev libdw-dev libunwind-dev libslang2-dev libtraceevent-dev
 libcap-dev libnuma-dev libzstd-dev liblzma-dev zlib1g-dev libperl-dev
 python3-dev libbabeltrace2-dev libssl-dev systemtap-sdt-dev libpfm4-dev
-libcapstone-dev libdebuginfod-dev clang llvm lld
+libcapstone-dev libdebuginfod-dev clang libclang-rt-14-dev llvm lld
 shellcheck codespell strace valgrind hyperfine time
 gcc-mingw-w64-x86-64-win32 binutils-mingw-w64-x86-64 util-linux procps"
 # Without its recommends (fonts, GUI): only for running a test program.
