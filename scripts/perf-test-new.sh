@@ -8,7 +8,8 @@ STEP="perf-test-new"
 . "$(dirname "$0")/lib.sh"
 
 perf=$BUILD/patched/perf
-suites=("Perf map fallback for non-ELF maps" "perf map fallback for non-ELF executable maps")
+suites=("Perf map fallback for non-ELF maps" "perf map fallback for non-ELF executable maps"
+	"Perf map symbols added while running")
 mkdir -p "$BUILD/logs"
 log=$BUILD/logs/perf-test-new.txt
 
