@@ -27,6 +27,13 @@ if [ -n "$link" ]; then
 	printf '%s\n' "$link" | sed 's/.*--no-whole-archive//; s/ -o .*//' >"$out/link-libs"
 fi
 [ -s "$out/link-libs" ] || die "cannot find perf's link line in $out/build.log"
+# The HAVE_* macros perf's objects were built with: they change the layout of
+# structs (struct perf_env) that the fuzzer shares with them.
+cc=$(grep -m 1 -E -- "-o $out/util/symbol.o( |\$)" "$out/build.log" || true)
+if [ -n "$cc" ]; then
+	printf '%s\n' "$cc" | tr ' ' '\n' | grep -E '^-DHAVE_' >"$out/feature-defines" || true
+fi
+[ -s "$out/feature-defines" ] || die "cannot find the compile line of util/symbol.o in $out/build.log"
 
 [ "${1:-}" = --build-only ] && exit 0
 

@@ -20,7 +20,9 @@ perf=$SRC/tools/perf
 
 # perf's own objects and the libraries its build linked them with.
 [ -s "$asan/link-libs" ] || die "no $asan/link-libs: run make asan again"
+[ -s "$asan/feature-defines" ] || die "no $asan/feature-defines: run make asan again"
 syslibs=$(cat "$asan/link-libs")
+defines=$(cat "$asan/feature-defines")
 libbpf=
 [ -f "$asan/libbpf/libbpf.a" ] && libbpf=$asan/libbpf/libbpf.a
 
@@ -38,7 +40,7 @@ build r2r "$TOP/fuzz/r2r_fuzz.c" "$TOP/mkdebugelf/pe.c" "$TOP/mkdebugelf/r2r.c"
 objcopy --redefine-sym main=perf_main "$asan/perf-in.o" "$out/perf-in-nomain.o" ||
 	die "cannot rename main in $asan/perf-in.o"
 # shellcheck disable=SC2086
-build perf_map -D_GNU_SOURCE -I"$perf" -I"$perf/util" -I"$perf/lib/perf/include" \
+build perf_map -D_GNU_SOURCE $defines -I"$perf" -I"$perf/util" -I"$perf/lib/perf/include" \
 	-I"$SRC/tools/lib/perf/include" -I"$SRC/tools/include" -I"$SRC/tools/arch/x86/include" \
 	-I"$SRC/tools/lib" -I"$asan" -I"$asan/util" \
 	"$TOP/fuzz/perf_map_fuzz.c" "$out/perf-in-nomain.o" \
