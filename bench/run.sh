@@ -123,6 +123,15 @@ p2=$(awk -v ib="$ib" -v ip="$ip" -v bs="$bs" -v bmin="$bmin" -v bmax="$bmax" -v 
 	printf "| peak heap bytes (massif) | %d | %d | %.4f |", hb, hp, hp / hb }')
 echo "$p2" | sed 's/^/  /'
 
+# P4: .NET on the real runtime, from the dotnet-e2e check's own run.
+echo "[bench] P4: .NET end to end (scripts/dotnet-e2e.sh)"
+if BUILD=$BUILD "$TOP/scripts/dotnet-e2e.sh" >"$out/dotnet-e2e.txt" 2>&1; then
+	p4=$(awk '/^ +JIT +named:/ { on = 1 } on && NF' "$out/dotnet-e2e.txt" | sed 's/^/    /')
+else
+	p4="Not measured: $(tail -n 1 "$out/dotnet-e2e.txt")"
+fi
+echo "$p4"
+
 cat >"$results" <<MD
 # Benchmark results
 
@@ -168,6 +177,17 @@ in, which differs between the two builds. Target: 1.005 or less.
 | measure | stock | patched | patched / stock |
 |---|---:|---:|---:|
 $p2
+
+## P4: .NET 10 on the real runtime
+
+One run of \`scripts/dotnet-e2e.sh\`: a C# program (dotnet/e2e) with JIT-heavy methods of its own
+and a phase in framework code, recorded with W^X on (JIT code in \`/memfd:doublemapper\`) and
+\`DOTNET_PerfMapEnabled=3\`, and the controls: W^X off, jitdump with \`perf inject --jit\`, perf top
+attached while it runs, and the program run as uid 65534 with root's \`perf record -p\`. Share of
+the samples named, in JIT code and in the framework's ReadyToRun images (no debug files installed:
+\`scripts/r2r-e2e.sh\` measures those).
+
+$p4
 
 ## Commands
 
