@@ -170,44 +170,77 @@ static int emit(const struct pe *pe, pe_sym_cb cb, void *arg, int64_t code, cons
 	return cb(arg, code, 0, name) ? -1 : 1;
 }
 
-int pe_exports(const struct pe *pe, pe_sym_cb cb, void *arg)
+/* Where the export directory's three tables are in the file. */
+struct export_dir {
+	uint32_t nr_funcs, nr_names;
+	int64_t f_off, n_off, o_off;
+};
+
+/* 0 with @d filled, 1 for an image without exports, -1 if it is bad. */
+static int export_dir(const struct pe *pe, struct export_dir *d)
 {
-	uint32_t nr_funcs, nr_names, funcs, names, ordinals;
-	int64_t dir, f_off, n_off, o_off;
-	uint32_t i;
-	int nr = 0, ret;
+	uint32_t funcs, names, ordinals;
+	int64_t dir;
 
 	if (!pe->export_rva)
-		return 0;
+		return 1;
 	dir = pe_rva_to_offset(pe, pe->export_rva);
-	if (dir < 0 || rd32(pe, dir + 20, &nr_funcs) || rd32(pe, dir + 24, &nr_names) ||
+	if (dir < 0 || rd32(pe, dir + 20, &d->nr_funcs) || rd32(pe, dir + 24, &d->nr_names) ||
 	    rd32(pe, dir + 28, &funcs) || rd32(pe, dir + 32, &names) ||
 	    rd32(pe, dir + 36, &ordinals))
 		return -1;
 
-	f_off = pe_rva_to_offset(pe, funcs);
-	n_off = pe_rva_to_offset(pe, names);
-	o_off = pe_rva_to_offset(pe, ordinals);
-	if (nr_names && (f_off < 0 || n_off < 0 || o_off < 0))
+	d->f_off = pe_rva_to_offset(pe, funcs);
+	d->n_off = pe_rva_to_offset(pe, names);
+	d->o_off = pe_rva_to_offset(pe, ordinals);
+	if (d->nr_names && (d->f_off < 0 || d->n_off < 0 || d->o_off < 0))
 		return -1;
+	return 0;
+}
 
-	for (i = 0; i < nr_names; i++) {
-		uint32_t name_rva, func_rva;
-		uint16_t ord;
+/*
+ * The name (NULL if unreadable) and code RVA of named export @i: 0, 1 for an
+ * ordinal out of range, -1 if the tables can't be read.
+ */
+static int export_entry(const struct pe *pe, const struct export_dir *d, uint32_t i,
+			const char **name, uint32_t *func_rva)
+{
+	uint32_t name_rva;
+	int64_t name_off;
+	uint16_t ord;
+
+	if (rd32(pe, d->n_off + 4ULL * i, &name_rva) || rd16(pe, d->o_off + 2ULL * i, &ord))
+		return -1;
+	if (ord >= d->nr_funcs || rd32(pe, d->f_off + 4ULL * ord, func_rva))
+		return 1;
+	name_off = pe_rva_to_offset(pe, name_rva);
+	*name = name_off < 0 ? NULL : rdstr(pe, name_off);
+	return 0;
+}
+
+int pe_exports(const struct pe *pe, pe_sym_cb cb, void *arg)
+{
+	struct export_dir d;
+	uint32_t i;
+	int nr = 0, ret;
+
+	ret = export_dir(pe, &d);
+	if (ret)
+		return ret < 0 ? -1 : 0;
+
+	for (i = 0; i < d.nr_names; i++) {
+		uint32_t func_rva;
 		const char *name;
-		int64_t name_off, code;
 
-		if (rd32(pe, n_off + 4ULL * i, &name_rva) || rd16(pe, o_off + 2ULL * i, &ord))
+		ret = export_entry(pe, &d, i, &name, &func_rva);
+		if (ret < 0)
 			return -1;
-		if (ord >= nr_funcs || rd32(pe, f_off + 4ULL * ord, &func_rva))
+		if (ret)
 			continue;
 		/* Forwarders point back into the export directory. */
 		if (func_rva >= pe->export_rva && func_rva - pe->export_rva < pe->export_size)
 			continue;
-		name_off = pe_rva_to_offset(pe, name_rva);
-		name = name_off < 0 ? NULL : rdstr(pe, name_off);
-		code = pe_rva_to_offset(pe, func_rva);
-		ret = emit(pe, cb, arg, code, name);
+		ret = emit(pe, cb, arg, pe_rva_to_offset(pe, func_rva), name);
 		if (ret < 0)
 			return -1;
 		nr += ret;
@@ -217,30 +250,18 @@ int pe_exports(const struct pe *pe, pe_sym_cb cb, void *arg)
 
 uint32_t pe_export_rva(const struct pe *pe, const char *name)
 {
-	uint32_t nr_funcs, nr_names, funcs, names, ordinals, i, name_rva, rva;
-	int64_t dir, f_off, n_off, o_off, name_off;
+	struct export_dir d;
 	const char *s;
-	uint16_t ord;
+	uint32_t i, rva;
+	int ret;
 
-	if (!pe->export_rva)
+	if (export_dir(pe, &d))
 		return 0;
-	dir = pe_rva_to_offset(pe, pe->export_rva);
-	if (dir < 0 || rd32(pe, dir + 20, &nr_funcs) || rd32(pe, dir + 24, &nr_names) ||
-	    rd32(pe, dir + 28, &funcs) || rd32(pe, dir + 32, &names) ||
-	    rd32(pe, dir + 36, &ordinals))
-		return 0;
-	f_off = pe_rva_to_offset(pe, funcs);
-	n_off = pe_rva_to_offset(pe, names);
-	o_off = pe_rva_to_offset(pe, ordinals);
-	if (f_off < 0 || n_off < 0 || o_off < 0)
-		return 0;
-	for (i = 0; i < nr_names; i++) {
-		if (rd32(pe, n_off + 4ULL * i, &name_rva) || rd16(pe, o_off + 2ULL * i, &ord))
+	for (i = 0; i < d.nr_names; i++) {
+		ret = export_entry(pe, &d, i, &s, &rva);
+		if (ret < 0)
 			return 0;
-		name_off = pe_rva_to_offset(pe, name_rva);
-		s = name_off < 0 ? NULL : rdstr(pe, name_off);
-		if (s && !strcmp(s, name) && ord < nr_funcs &&
-		    !rd32(pe, f_off + 4ULL * ord, &rva))
+		if (!ret && s && !strcmp(s, name))
 			return rva;
 	}
 	return 0;
