@@ -138,7 +138,7 @@ cat >"$results" <<MD
 Written by \`make bench\` (bench/run.sh) on $(date -u +%Y-%m-%d). Do not edit by hand.
 
 - Machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(free -g | awk '/^Mem:/ { print $2 }') GiB, kernel $(uname -r)
-- Base: Debian $(git -C "$BUILD/src" log -1 --format=%s base | sed "s/ (perf subset)//"); stock perf \`$("$base" version)\`, patched perf \`$("$patched" version)\`
+- Base: $(git -C "$BUILD/src" log -1 --format=%s base | sed "s/ (perf subset)//"); stock perf \`$("$base" version)\`, patched perf \`$("$patched" version)\`
 - Each figure: median of $RUNS runs of \`perf report -i perf.data --stdio -q --sort dso,sym\`, min and max in brackets, wall time from bash's \`EPOCHREALTIME\`; the columns of a row were measured interleaved in the same run. RSS is the peak resident set (\`/usr/bin/time -f %M\`).
 
 ## P1: the fallback against perf's anonymous-memory perf map path
