@@ -454,11 +454,21 @@ static void put_str(struct name *n, const struct md *md, uint32_t idx)
 		put_unknown(n);
 }
 
+/* "Namespace." of a TypeDef or TypeRef, nothing for the global namespace. */
+static void put_namespace(struct name *n, const struct md *md, uint32_t str)
+{
+	const char *ns = md_str(md, str);
+
+	if (ns && *ns) {
+		put(n, ns);
+		put(n, ".");
+	}
+}
+
 /* Namespace.Type, or Outer+Inner for a nested type. */
 static void put_typedef(struct name *n, const struct md *md, uint32_t row, int depth)
 {
 	uint32_t outer = md && row && row <= md->rows[T_TYPEDEF] ? md->enclosing[row] : 0;
-	const char *ns;
 
 	if (!md || !row || row > md->rows[T_TYPEDEF] || depth > MAX_DEPTH) {
 		put_unknown(n);
@@ -468,11 +478,7 @@ static void put_typedef(struct name *n, const struct md *md, uint32_t row, int d
 		put_typedef(n, md, outer, depth + 1);
 		put(n, "+");
 	} else {
-		ns = md_str(md, md_get(md, T_TYPEDEF, row, 2));
-		if (ns && *ns) {
-			put(n, ns);
-			put(n, ".");
-		}
+		put_namespace(n, md, md_get(md, T_TYPEDEF, row, 2));
 	}
 	put_str(n, md, md_get(md, T_TYPEDEF, row, 1));
 }
@@ -480,7 +486,6 @@ static void put_typedef(struct name *n, const struct md *md, uint32_t row, int d
 static void put_typeref(struct name *n, const struct md *md, uint32_t row, int depth)
 {
 	uint32_t scope = md_get(md, T_TYPEREF, row, 0);
-	const char *ns;
 
 	if (!md || !row || row > md->rows[T_TYPEREF] || depth > MAX_DEPTH) {
 		put_unknown(n);
@@ -490,11 +495,7 @@ static void put_typeref(struct name *n, const struct md *md, uint32_t row, int d
 		put_typeref(n, md, scope >> 2, depth + 1);
 		put(n, "+");
 	} else {
-		ns = md_str(md, md_get(md, T_TYPEREF, row, 2));
-		if (ns && *ns) {
-			put(n, ns);
-			put(n, ".");
-		}
+		put_namespace(n, md, md_get(md, T_TYPEREF, row, 2));
 	}
 	put_str(n, md, md_get(md, T_TYPEREF, row, 1));
 }
