@@ -17,10 +17,11 @@ export CCACHE_BASEDIR=$BUILD
 export PATH=/usr/lib/ccache:$PATH
 
 # Nothing changed since the last good build (same commit, same uncommitted
-# diff, same arguments): skip perf's make, whose no-op run still takes
+# diff and new files, same arguments): skip perf's make, whose no-op run still takes
 # seconds of feature checks and version regeneration. The shell tests are
 # copied either way.
-stamp=$( { git -C "$tree" rev-parse HEAD; git -C "$tree" diff HEAD; echo "$*"; } | sha1sum)
+stamp=$( { git -C "$tree" rev-parse HEAD; git -C "$tree" diff HEAD; echo "$*"
+	git -C "$tree" ls-files -z --others --exclude-standard | (cd "$tree" && xargs -0r cat); } | sha1sum)
 
 # perf test looks for shell tests in tests/shell next to its binary, which an
 # O= build only fills with shellcheck logs: copy the scripts there, dropping

@@ -9,7 +9,7 @@ STEP="perf-test-new"
 
 perf=$BUILD/patched/perf
 suites=("Perf map fallback for non-ELF maps" "perf map fallback for non-ELF executable maps"
-	"Perf map symbols added while running")
+	"Perf map symbols")
 mkdir -p "$BUILD/logs"
 log=$BUILD/logs/perf-test-new.txt
 
