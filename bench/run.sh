@@ -78,16 +78,18 @@ $row"
 	done
 done
 
-echo "[bench] P3: opens of each perf map during one report (strace)"
+echo "[bench] P3: what of each perf map is read during one report (strace)"
 d=$out/p1-file-100-1000
-strace -f -qq -e trace=openat -o "$out/strace.txt" "$patched" report -i "$d/perf.data" \
-	--stdio -q >/dev/null 2>&1 || true
-p3="| pid | opens of /tmp/perf-PID.map |
-|---:|---:|"
+strace -f -qq -y -e trace=openat,read,pread64 -o "$out/strace.txt" "$patched" report \
+	-i "$d/perf.data" --stdio -q >/dev/null 2>&1 || true
+p3="| pid | opens | bytes read | file size |
+|---:|---:|---:|---:|"
 for p in $(cat "$d/pids"); do
-	c=$(grep -c "\"/tmp/perf-$p.map\"" "$out/strace.txt" || true)
+	c=$(grep -c "open.*\"/tmp/perf-$p.map\"" "$out/strace.txt" || true)
+	r=$(awk -v f="</tmp/perf-$p.map>" '/^[0-9]+ +p?read/ && index($0, f) { n = $NF; if (n > 0) s += n }
+		END { print s + 0 }' "$out/strace.txt")
 	p3="$p3
-| $p | $c |"
+| $p | $c | $r | $(stat -c %s "/tmp/perf-$p.map" 2>/dev/null || echo gone) |"
 done
 echo "$p3" | sed 's/^/  /'
 
@@ -161,8 +163,10 @@ number of images) and across K for the cost of the perf map size.
 
 ## P3: each perf map is read once per process
 
-\`strace -f -e trace=openat\` of one report of the N=100, K=1000 profile ($M processes, 100 fallback
-maps each): opens of each process's perf map.
+\`strace -f -y -e trace=openat,read,pread64\` of one report of the N=100, K=1000 profile ($M processes,
+100 fallback maps each): opens of each process's perf map, bytes read from it, and its size. The map
+is read once when the last two columns are equal; an open without a read is a lookup miss checking,
+at most every 100 ms, whether the file grew.
 
 $p3
 

@@ -156,14 +156,15 @@ done
 wx_pid=$(pid_of wx)
 read -r _ jt jn_base rt rn_base _ < <(stats "$run/wx-base.txt")
 read -r all jt jn rt rn own < <(stats "$run/wx-patched.txt")
-grep -q 'memfd:doublemapper' "$run/wx-patched.txt" || die "no samples in /memfd:doublemapper with W^X on (see $run/wx-patched.txt)"
+# Stock perf shows the memfd as a dso; the patched perf, as JIT memory.
+grep -q 'memfd:doublemapper' "$run/wx-base.txt" || die "no samples in /memfd:doublemapper with W^X on (see $run/wx-base.txt)"
 note "W^X on, DOTNET_PerfMapEnabled=3 (pid $wx_pid, $((SECONDS - t))s): $all samples, $jt in JIT code, $rt in R2R images"
 note "  JIT code named: stock $(pct "$jn_base" "$jt"), patched $(pct "$jn" "$jt"); R2R named: stock $(pct "$rn_base" "$rt"), patched $(pct "$rn" "$rt")"
 note "  this program's methods: $own samples ($(pct "$own" "$all")), by tier: $(tiers "$run/wx-patched.txt")"
 note "  patched perf's top JIT symbols:"
 top_jit "$run/wx-patched.txt" 6 | sed "s/^/[$STEP]     /"
 # Framework code: hot methods tiered up into the memfd, the rest still R2R.
-note "  framework methods JIT-ed into the memfd: $(awk -F'|' '$3 ~ /memfd/ && $4 ~ /\[System\./ { n += $2 } END { print n + 0 }' "$run/wx-patched.txt") samples;" \
+note "  framework methods JIT-ed into the memfd: $(awk -F'|' '$3 ~ /memfd|\[JIT\] tid/ && $4 ~ /\[System\./ { n += $2 } END { print n + 0 }' "$run/wx-patched.txt") samples;" \
 	"R2R images: $(awk -F'|' '{ d = $3; gsub(/^ +| +$/, "", d) } d ~ /\.dll$/ { n[d] += $2 } END { for (d in n) printf "%s %d, ", d, n[d] }' "$run/wx-patched.txt" | sed 's/, $//')"
 row "W^X on, perf map (=3)" "$jt" "$(pct "$jn_base" "$jt")" "$(pct "$jn" "$jt")" "$rt" "$(pct "$rn_base" "$rt")" "$(pct "$rn" "$rt")"
 wx_jt=$jt wx_jn=$jn wx_jn_base=$jn_base
@@ -177,7 +178,7 @@ for v in base patched; do
 done
 read -r _ jt jn_base rt rn_base _ < <(stats "$run/wxoff-base.txt")
 read -r all jt jn rt rn own < <(stats "$run/wxoff-patched.txt")
-grep -q 'memfd:doublemapper' "$run/wxoff-patched.txt" && die "W^X off, yet samples in /memfd:doublemapper"
+grep -q 'memfd:doublemapper' "$run/wxoff-base.txt" && die "W^X off, yet samples in /memfd:doublemapper"
 note "W^X off (pid $(pid_of wxoff), $((SECONDS - t))s): $all samples, $jt in JIT code, $rt in R2R images"
 note "  JIT code named: stock $(pct "$jn_base" "$jt"), patched $(pct "$jn" "$jt"); R2R named: stock $(pct "$rn_base" "$rt"), patched $(pct "$rn" "$rt")"
 row "W^X off, perf map (=3)" "$jt" "$(pct "$jn_base" "$jt")" "$(pct "$jn" "$jt")" "$rt" "$(pct "$rn_base" "$rt")" "$(pct "$rn" "$rt")"
@@ -352,9 +353,10 @@ late_old_maps=$(awk '
 	END { print k + 0 }' "$run/top-maps-before.txt" "/tmp/perf-$top_pid.map")
 
 # screens FROM TO: perf top's screens read between the two times: how many
-# (with samples), percent in JIT code (mean of the screens: the memfd, or user
-# space perf top has no map for), of it named, of it with no map ([unknown]),
-# and this program's methods named, with their tiers.
+# (with samples), percent in JIT code (mean of the screens: the memfd, the
+# perf map dso the patched perf puts it in, or user space perf top has no map
+# for), of it named, of it with no map ([unknown]), and this program's methods
+# named, with their tiers.
 screens() {
 	awk -v from="$1" -v to="$2" '
 	/PerfTop:/ { on = $1 >= from && $1 < to; counted = 0; next }
@@ -362,7 +364,7 @@ screens() {
 	on && / \[\.\] / {
 		i = index($0, " [.] "); sym = substr($0, i + 5); left = substr($0, 1, i)
 		split(left, f, " "); p = f[2]; sub(/%/, "", p)
-		if (left ~ /memfd:doublemapper|\[unknown\]/) {
+		if (left ~ /memfd:doublemapper|\[JIT\] tid|\[unknown\]/) {
 			m += p
 			if (sym !~ /^0x[0-9a-f]+$/) mn += p
 			else if (left ~ /\[unknown\]/) mu += p
