@@ -53,9 +53,9 @@ git format-patch -q --cover-letter --base=base -v "$version" --subject-prefix="$
 
 # The cover letter: our text for the *** placeholders, results from RESULTS.md.
 cl=$(ls "$out"/*0000-cover-letter.patch)
-python3 - "$cl" "$cover" "$TOP/bench/RESULTS.md" "${CHANGELOG:-}" <<'PY'
+python3 - "$cl" "$cover" "$TOP/bench/RESULTS.md" "${CHANGELOG:-}" "$version" <<'PY'
 import re, sys
-cl, cover, results, changelog = sys.argv[1:5]
+cl, cover, results, changelog, version = sys.argv[1:6]
 text = open(cover).read()
 subject, body = text.split("\n", 1)
 res = open(results).read() if results else ""
@@ -67,7 +67,7 @@ for key, title in (("@P1@", "P1"), ("@P2@", "P2"), ("@P3@", "P3")):
 s = open(cl).read()
 s = s.replace("*** SUBJECT HERE ***", subject.strip())
 if changelog:
-    body += "\n\nChanges in this version:\n" + open(changelog).read()
+    body = body.rstrip() + "\n\n---\nChanges since v%d:\n" % (int(version) - 1) + open(changelog).read()
 s = s.replace("*** BLURB HERE ***", body.strip())
 open(cl, "w").write(s)
 PY
