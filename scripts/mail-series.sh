@@ -22,6 +22,8 @@ cover=$TOP/patches/cover-letter.txt
 if [ "$version" != 1 ] && [ ! -f "${CHANGELOG:-}" ]; then
 	die "a v$version needs CHANGELOG=file with the changes since v$((version - 1))"
 fi
+# The script works in a worktree: a relative path is the caller's.
+[ -z "${CHANGELOG:-}" ] || CHANGELOG=$(realpath "$CHANGELOG")
 
 out=$BUILD/series
 wt=$BUILD/series-tree
@@ -32,8 +34,10 @@ git -C "$SRC" worktree add -q --detach "$wt" HEAD
 trap 'git -C "$SRC" worktree remove --force "$wt" >/dev/null 2>&1 || true' EXIT
 
 cd "$wt"
-git config user.name "$name"
-git config user.email "$email"
+# The sender's identity for these commits only: the worktree shares the
+# build tree's configuration.
+export GIT_AUTHOR_NAME=$name GIT_COMMITTER_NAME=$name
+export GIT_AUTHOR_EMAIL=$email GIT_COMMITTER_EMAIL=$email
 git rebase -q --exec 'git commit -q --amend --no-edit --reset-author --signoff' base >/dev/null 2>&1 ||
 	die "cannot add the sign-off"
 
