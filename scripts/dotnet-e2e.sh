@@ -380,9 +380,32 @@ screens() {
 		printf "%d %.1f %.1f %.1f%s\n", n, (n > 0 ? m / n : 0), (m > 0 ? 100 * mn / m : 0), (m > 0 ? 100 * mu / m : 0), s
 	}' "$run/top-$3.txt"
 }
+# last_screen FROM PERF: the last of perf top's screens read after FROM that
+# has JIT samples: percent in JIT code, of it named, of it [unknown], and
+# this program's late methods named.
+last_screen() {
+	awk -v from="$1" '
+	function flush() { if (on && m > 0) { lm = m; lmn = mn; lmu = mu; lown = own } }
+	/PerfTop:/ { flush(); on = $1 >= from; m = mn = mu = 0; own = ""; next }
+	on && / \[\.\] / {
+		i = index($0, " [.] "); sym = substr($0, i + 5); left = substr($0, 1, i)
+		split(left, f, " "); p = f[2]; sub(/%/, "", p)
+		if (left ~ /memfd:doublemapper|\[JIT\] tid|\[unknown\]/) {
+			m += p
+			if (sym !~ /^0x[0-9a-f]+$/) mn += p
+			else if (left ~ /\[unknown\]/) mu += p
+		}
+		if (match(sym, /(E2eLate|dynamicClass)::E2e[A-Za-z]*/) && index(own, substr(sym, RSTART, RLENGTH)) == 0)
+			own = own " " substr(sym, RSTART, RLENGTH)
+	}
+	END {
+		flush()
+		printf "%.1f %.1f %.1f%s\n", lm, (lm > 0 ? 100 * lmn / lm : 0), (lm > 0 ? 100 * lmu / lm : 0), lown
+	}' "$run/top-$2.txt"
+}
 late_from=$(awk -v l="$late" 'BEGIN { printf "%.3f", l + 1.2 }')
 note "perf top --stdio -p $top_pid -d 1 -z, stock and patched at once ($((SECONDS - t))s):"
-declare -A top_early top_late top_unknown
+declare -A top_early top_late top_unknown top_last
 for v in base patched; do
 	read -r n_early m_early mn_early mu_early own_early < <(screens "$top_start" "$trigger" "$v")
 	read -r n_late m_late mn_late mu_late own_late < <(screens "$late_from" 9999999999 "$v")
@@ -390,11 +413,21 @@ for v in base patched; do
 	note "  $v, late phase: $n_late screens, ${m_late}% in JIT code; of that ${mn_late}% named, ${mu_late}% [unknown] (no map); methods:${own_late:- none}"
 	[ "$n_early" -gt 0 ] && [ "$n_late" -gt 0 ] || die "$v perf top printed no screens (see $run/top-$v.txt, $run/top-$v-perf.err)"
 	top_early[$v]=$mn_early top_late[$v]=$mn_late top_unknown[$v]=$mu_late
+	read -r m_last mn_last mu_last own_last < <(last_screen "$late_from" "$v")
+	note "  $v, last screen of the late phase: ${m_last}% in JIT code; of that ${mn_last}% named, ${mu_last}% [unknown]; late methods:${own_last:- none}"
+	top_last[$v]=$mn_last
 done
 note "  (the perf map has $late_in_map lines of late methods, $late_old_maps of them in executable memfd mappings that were there before the trigger)"
 # The last of the loop: patched.
 case $own_early in *E2eHot::E2eHotXorshiftSpin*) ;; *)
 	fail "patched perf top does not name the program's methods while it runs (see $run/top-patched.txt)" ;;
+esac
+# perf top -p follows the threads the runtime starts after it attached (the
+# series' first patch): code compiled late is named in its last screens.
+at_least "${top_last[patched]}" 100 90 ||
+	fail "patched perf top names only ${top_last[patched]}% of the JIT samples in its last screen of the late phase (see $run/top-patched.txt)"
+case $own_last in *E2eLate::E2eLateBornSpin*) ;; *)
+	fail "patched perf top does not name the late method E2eLateBornSpin in its last screen (see $run/top-patched.txt)" ;;
 esac
 report "$patched" "$run/top-rec.data" "$run/top-rec-patched.txt"
 read -r _ jt jn _ < <(stats "$run/top-rec-patched.txt")
@@ -404,6 +437,7 @@ note "  perf record -p attached with perf top, patched perf report: JIT code nam
 row "perf top, before new code" "screens" "${top_early[base]}%" "${top_early[patched]}%"
 row "perf top, late methods" "screens" "${top_late[base]}%" "${top_late[patched]}%"
 row "  late JIT samples [unknown]" "" "${top_unknown[base]}%" "${top_unknown[patched]}%"
+row "perf top, last late screen" "screens" "${top_last[base]}%" "${top_last[patched]}%"
 row "perf record -p beside perf top" "$jt" "" "$(pct "$jn" "$jt")"
 
 # 5. A service: the program run as nobody (uid 65534), its perf map owned by
