@@ -352,14 +352,19 @@ late_old_maps=$(awk '
 	/E2eLate|E2eDynamicLate/ { a = hex($1); for (i = 1; i <= n; i++) if (a >= lo[i] && a < hi[i]) { k++; break } }
 	END { print k + 0 }' "$run/top-maps-before.txt" "/tmp/perf-$top_pid.map")
 
-# screens FROM TO: perf top's screens read between the two times: how many
-# (with samples), percent in JIT code (mean of the screens: the memfd, the
-# perf map dso the patched perf puts it in, or user space perf top has no map
-# for), of it named, of it with no map ([unknown]), and this program's methods
-# named, with their tiers.
+# screens FROM TO PERF [last]: perf top's screens read between the two times:
+# how many (with samples), percent in JIT code (mean of the screens: the
+# memfd, the perf map dso the patched perf puts it in, or user space perf top
+# has no map for), of it named, of it with no map ([unknown]), and this
+# program's methods named, with their tiers. With "last", only the last of
+# those screens that has JIT samples.
 screens() {
-	awk -v from="$1" -v to="$2" '
-	/PerfTop:/ { on = $1 >= from && $1 < to; counted = 0; next }
+	awk -v from="$1" -v to="$2" -v last="${4:-}" '
+	function keep() { if (on && m > 0) { km = m; kmn = mn; kmu = mu; split("", kown); for (o in own) kown[o] = 1 } }
+	/PerfTop:/ {
+		if (last) { keep(); m = mn = mu = 0; split("", own) }
+		on = $1 >= from && $1 < to; counted = 0; next
+	}
 	on && / \[[.k]\] / && !counted { n++; counted = 1 }
 	on && / \[\.\] / {
 		i = index($0, " [.] "); sym = substr($0, i + 5); left = substr($0, 1, i)
@@ -376,32 +381,13 @@ screens() {
 		}
 	}
 	END {
+		if (last) {
+			keep(); n = km > 0; m = km; mn = kmn; mu = kmu
+			split("", own); for (o in kown) own[o] = 1
+		}
 		s = ""; for (o in own) s = s " " o
 		printf "%d %.1f %.1f %.1f%s\n", n, (n > 0 ? m / n : 0), (m > 0 ? 100 * mn / m : 0), (m > 0 ? 100 * mu / m : 0), s
 	}' "$run/top-$3.txt"
-}
-# last_screen FROM PERF: the last of perf top's screens read after FROM that
-# has JIT samples: percent in JIT code, of it named, of it [unknown], and
-# this program's late methods named.
-last_screen() {
-	awk -v from="$1" '
-	function flush() { if (on && m > 0) { lm = m; lmn = mn; lmu = mu; lown = own } }
-	/PerfTop:/ { flush(); on = $1 >= from; m = mn = mu = 0; own = ""; next }
-	on && / \[\.\] / {
-		i = index($0, " [.] "); sym = substr($0, i + 5); left = substr($0, 1, i)
-		split(left, f, " "); p = f[2]; sub(/%/, "", p)
-		if (left ~ /memfd:doublemapper|\[JIT\] tid|\[unknown\]/) {
-			m += p
-			if (sym !~ /^0x[0-9a-f]+$/) mn += p
-			else if (left ~ /\[unknown\]/) mu += p
-		}
-		if (match(sym, /(E2eLate|dynamicClass)::E2e[A-Za-z]*/) && index(own, substr(sym, RSTART, RLENGTH)) == 0)
-			own = own " " substr(sym, RSTART, RLENGTH)
-	}
-	END {
-		flush()
-		printf "%.1f %.1f %.1f%s\n", lm, (lm > 0 ? 100 * lmn / lm : 0), (lm > 0 ? 100 * lmu / lm : 0), lown
-	}' "$run/top-$2.txt"
 }
 late_from=$(awk -v l="$late" 'BEGIN { printf "%.3f", l + 1.2 }')
 note "perf top --stdio -p $top_pid -d 1 -z, stock and patched at once ($((SECONDS - t))s):"
@@ -413,7 +399,7 @@ for v in base patched; do
 	note "  $v, late phase: $n_late screens, ${m_late}% in JIT code; of that ${mn_late}% named, ${mu_late}% [unknown] (no map); methods:${own_late:- none}"
 	[ "$n_early" -gt 0 ] && [ "$n_late" -gt 0 ] || die "$v perf top printed no screens (see $run/top-$v.txt, $run/top-$v-perf.err)"
 	top_early[$v]=$mn_early top_late[$v]=$mn_late top_unknown[$v]=$mu_late
-	read -r m_last mn_last mu_last own_last < <(last_screen "$late_from" "$v")
+	read -r _ m_last mn_last mu_last own_last < <(screens "$late_from" 9999999999 "$v" last)
 	note "  $v, last screen of the late phase: ${m_last}% in JIT code; of that ${mn_last}% named, ${mu_last}% [unknown]; late methods:${own_last:- none}"
 	top_last[$v]=$mn_last
 done
