@@ -125,6 +125,49 @@ p2=$(awk -v ib="$ib" -v ip="$ip" -v bs="$bs" -v bmin="$bmin" -v bmax="$bmax" -v 
 	printf "| peak heap bytes (massif) | %d | %d | %.4f |", hb, hp, hp / hb }')
 echo "$p2" | sed 's/^/  /'
 
+# P5: perf maps alone, stock against patched: what every JIT user's report
+# pays for reading them. NPROC processes, each with a perf map of NLINES lines
+# naming its anonymous JIT code. The floor: wc -l of the same files.
+echo "[bench] P5: perf report of JIT code named from perf maps, stock against patched"
+p5="| processes x lines | stock instructions | patched instructions | ratio | stock s (min-max) | patched s (min-max) | ratio | read floor s (min-max) | stock RSS MiB | patched RSS MiB | RSS ratio |
+|---|---:|---:|---:|---|---|---:|---|---:|---:|---:|"
+for case in 1x1000 1x100000 1x1000000 4x250000; do
+	np=${case%x*} nl=${case#*x}
+	d=$out/p5-$case
+	mkdir -p "$d"
+	"$patched" record -q -o "$d/perf.data" -e cpu-clock -- \
+		"$out/mkprofile" anon "$np" 1 "$nl" 1 "$d" >"$d/pids" 2>/dev/null
+	pids_all="$pids_all $(cat "$d/pids")"
+	maps=$(sed 's|.*|/tmp/perf-&.map|' "$d/pids")
+	for _ in $(seq "$RUNS"); do
+		measure "$base" "$d/perf.data" "p5-stock-$case"
+		measure "$patched" "$d/perf.data" "p5-patched-$case"
+		t0=$EPOCHREALTIME
+		# shellcheck disable=SC2086
+		wc -l $maps >/dev/null
+		t1=$EPOCHREALTIME
+		awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f\n", b - a }' >>"$out/p5-floor-$case.s"
+	done
+	for v in base patched; do
+		valgrind --tool=callgrind --callgrind-out-file="$d/cg.$v" "$BUILD/$v/perf" report \
+			-i "$d/perf.data" --stdio -q --sort dso,sym >/dev/null 2>&1 || true
+	done
+	read -r ss smin smax < <(stats "$out/p5-stock-$case.s")
+	read -r ps pmin pmax < <(stats "$out/p5-patched-$case.s")
+	read -r fs fmin fmax < <(stats "$out/p5-floor-$case.s")
+	read -r skb _ _ < <(stats "$out/p5-stock-$case.kb")
+	read -r pkb _ _ < <(stats "$out/p5-patched-$case.kb")
+	row=$(awk -v np="$np" -v nl="$nl" -v si="$(ir "$d/cg.base")" -v pi="$(ir "$d/cg.patched")" \
+		-v ss="$ss" -v smin="$smin" -v smax="$smax" -v ps="$ps" -v pmin="$pmin" -v pmax="$pmax" \
+		-v fs="$fs" -v fmin="$fmin" -v fmax="$fmax" -v skb="$skb" -v pkb="$pkb" 'BEGIN {
+		printf "| %d x %d | %.0f | %.0f | %.4f | %.3f (%.3f-%.3f) | %.3f (%.3f-%.3f) | %.3f | %.3f (%.3f-%.3f) | %.1f | %.1f | %.3f |",
+			np, nl, si, pi, pi / si, ss, smin, smax, ps, pmin, pmax, ps / ss, fs, fmin, fmax,
+			skb / 1024, pkb / 1024, pkb / skb }')
+	echo "  $row"
+	p5="$p5
+$row"
+done
+
 # P4: .NET on the real runtime, from the dotnet-e2e check's own run.
 echo "[bench] P4: .NET end to end (scripts/dotnet-e2e.sh)"
 if BUILD=$BUILD "$TOP/scripts/dotnet-e2e.sh" >"$out/dotnet-e2e.txt" 2>&1; then
@@ -181,6 +224,19 @@ in, which differs between the two builds. Target: 1.005 or less.
 | measure | stock | patched | patched / stock |
 |---|---:|---:|---:|
 $p2
+
+## P5: perf maps, stock against patched
+
+What every JIT user (Java, Node, .NET, Python) pays in \`perf report\` for its perf maps:
+\`bench/mkprofile anon NPROC 1 NLINES\` runs NPROC processes, each naming the code it runs in
+anonymous executable memory in a perf map of NLINES lines (ascending addresses, as JITs append),
+recorded for 1 s; every JIT sample is named from those perf maps by both perfs. Instructions from
+one \`valgrind --tool=callgrind\` run of each report; wall and RSS medians of $RUNS runs,
+interleaved. The read floor is \`wc -l\` of the same perf maps: reading the files and finding
+their lines, no perf. Targets: at most 0.7 times stock's instructions on 4 x 250000, at most 0.5
+times stock's wall time on 1 x 1000000, RSS no higher than stock's.
+
+$p5
 
 ## P4: .NET 10 on the real runtime
 
