@@ -443,7 +443,7 @@ static int mkdir_parents(char *path)
 
 struct opts {
 	const char *map, *out, *root, *machine;
-	int rva, no_pe, install, verbose;
+	int rva, no_pe, install, verbose, quiet;
 	int in_dir;		/* one image of a directory: skip what isn't one */
 };
 
@@ -556,7 +556,9 @@ static int do_image(const char *image, const char *file, const struct opts *o,
 		return -1;
 	}
 	if (st.st_size >= 4 && !memcmp(buf, ELFMAG, SELFMAG)) {
-		fprintf(stderr, "%s: %s is ELF: perf reads its symbols itself\n", prog, image);
+		if (!(o->quiet && o->in_dir))
+			fprintf(stderr, "%s: %s is ELF: perf reads its symbols itself\n", prog,
+				image);
 		ret = 1;
 		goto out;
 	}
@@ -564,7 +566,8 @@ static int do_image(const char *image, const char *file, const struct opts *o,
 
 	is_pe = !o->no_pe && pe_open(&pe, buf, st.st_size, &err) == 0;
 	if (o->in_dir && !is_pe) {
-		fprintf(stderr, "%s: %s: skipped: %s\n", prog, image, err);
+		if (!o->quiet)
+			fprintf(stderr, "%s: %s: skipped: %s\n", prog, image, err);
 		ret = 2;
 		goto out;
 	}
@@ -579,8 +582,9 @@ static int do_image(const char *image, const char *file, const struct opts *o,
 			goto out;
 		}
 		if (is_r2r == 2 && o->in_dir) {
-			fprintf(stderr, "%s: %s: skipped: .NET IL only, no precompiled code\n",
-				prog, image);
+			if (!o->quiet)
+				fprintf(stderr, "%s: %s: skipped: .NET IL only, no precompiled "
+					"code\n", prog, image);
 			ret = 2;
 			goto out;
 		}
@@ -646,11 +650,12 @@ static int do_image(const char *image, const char *file, const struct opts *o,
 			fprintf(stderr, "%s: %s: %s\n", prog, image, err);
 			goto out;
 		}
-		printf("%s: ReadyToRun %u.%u image for %s: %lu methods, %lu generic "
-		       "instantiations (%lu not fully named, %lu from other assemblies), "
-		       "%lu of %lu runtime functions in them\n", image, r2r.major, r2r.minor,
-		       r2r.os, r2r.methods, r2r.instances, r2r.unnamed, r2r.other, r2r.covered,
-		       r2r.functions);
+		if (!(o->quiet && o->in_dir))
+			printf("%s: ReadyToRun %u.%u image for %s: %lu methods, %lu generic "
+			       "instantiations (%lu not fully named, %lu from other assemblies), "
+			       "%lu of %lu runtime functions in them\n", image, r2r.major,
+			       r2r.minor, r2r.os, r2r.methods, r2r.instances, r2r.unnamed,
+			       r2r.other, r2r.covered, r2r.functions);
 	} else {
 		int nr_exp = pe_exports(&pe, syms_add, &s);
 		int nr_coff = pe_coff_symbols(&pe, syms_add, &s);
@@ -667,8 +672,9 @@ static int do_image(const char *image, const char *file, const struct opts *o,
 	if (syms_finish(&s, is_pe ? &pe : NULL))
 		goto out;
 	if (!s.nr) {
-		fprintf(stderr, "%s: no symbols for %s%s\n", prog, image,
-			o->in_dir ? ": skipped" : "");
+		if (!(o->quiet && o->in_dir))
+			fprintf(stderr, "%s: no symbols for %s%s\n", prog, image,
+				o->in_dir ? ": skipped" : "");
 		if (o->in_dir)
 			ret = 2;
 		goto out;
@@ -687,7 +693,17 @@ static int do_image(const char *image, const char *file, const struct opts *o,
 			printf("%#10llx %#8llx %s\n", (unsigned long long)s.v[i].offset,
 			       (unsigned long long)s.v[i].size, s.v[i].name);
 	}
-	printf("%s: %zu symbols\n", out, s.nr);
+	if (!(o->quiet && o->in_dir))
+		printf("%s: %zu symbols\n", out, s.nr);
+	if (is_pe && !is_r2r && pe_unaligned_code(&pe)) {
+		const struct pe_section *sec = pe_unaligned_code(&pe);
+
+		fprintf(stderr, "%s: %s: section %s is at file offset %#x for RVA %#x, not "
+			"on a page boundary: Wine copies such code into anonymous memory, "
+			"where no debug file applies (perf names anonymous code only from "
+			"/tmp/perf-PID.map)\n", prog, image, sec->name, sec->raw_offset,
+			sec->vaddr);
+	}
 	ret = 0;
 out:
 	for (i = 0; i < s.nr; i++)
@@ -959,7 +975,29 @@ static void usage(FILE *f)
 "Other:\n"
 "  -m, --machine M   x86_64, i386, aarch64 or arm, for non-PE images\n"
 "                    (default: this machine's)\n"
-"  -v, --verbose     print the symbols written\n", prog, prog, prog);
+"  -v, --verbose     print the symbols written\n"
+"  -q, --quiet       with a directory, print only its summary and errors\n",
+		prog, prog, prog);
+}
+
+/* What is wrong with a command line of @nr_args arguments, or NULL */
+static const char *cmdline_error(const struct opts *o, int nr_args, long pid)
+{
+	if (pid && nr_args)
+		return "--pid takes no IMAGE";
+	if (!pid && !nr_args)
+		return "no IMAGE given";
+	if (nr_args > 1)
+		return "more than one IMAGE given";
+	if (o->out && o->install)
+		return "-o and --install: give one of them";
+	if (!o->out && !o->install)
+		return "where to write it? give -o OUT or --install";
+	if (o->root && !o->install)
+		return "--root goes with --install";
+	if ((o->rva || o->no_pe) && (!o->map || pid))
+		return "--rva and --no-pe go with --map and an IMAGE";
+	return NULL;
 }
 
 int main(int argc, char **argv)
@@ -974,16 +1012,18 @@ int main(int argc, char **argv)
 		{ "root", required_argument, NULL, 'R' },
 		{ "machine", required_argument, NULL, 'm' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct opts o = { 0 };
 	char image[PATH_MAX], *end;
+	const char *err;
 	struct stat st;
 	long pid = 0;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "o:m:vh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:m:vqh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'M': o.map = optarg; break;
 		case 'r': o.rva = 1; break;
@@ -1000,6 +1040,7 @@ int main(int argc, char **argv)
 		case 'R': o.root = optarg; break;
 		case 'm': o.machine = optarg; break;
 		case 'v': o.verbose = 1; break;
+		case 'q': o.quiet = 1; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -1008,9 +1049,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: --pid writes a file for each image: use --install\n", prog);
 		return 2;
 	}
-	if (optind != argc - !pid || (!o.out == !o.install) || (o.root && !o.install) ||
-	    ((o.rva || o.no_pe) && (!o.map || pid))) {
-		usage(stderr);
+	err = cmdline_error(&o, argc - optind, pid);
+	if (err) {
+		fprintf(stderr, "%s: %s (--help for more)\n", prog, err);
 		return 2;
 	}
 	if (elf_version(EV_CURRENT) == EV_NONE) {

@@ -150,6 +150,20 @@ static const struct pe_section *code_section(const struct pe *pe, uint64_t offse
 	return NULL;
 }
 
+const struct pe_section *pe_unaligned_code(const struct pe *pe)
+{
+	unsigned int i;
+
+	for (i = 0; i < pe->nr_sections; i++) {
+		const struct pe_section *s = &pe->sections[i];
+
+		if ((s->flags & (SCN_CNT_CODE | SCN_MEM_EXECUTE)) && s->raw_size &&
+		    (s->raw_offset ^ s->vaddr) & 0xfff)
+			return s;
+	}
+	return NULL;
+}
+
 int pe_offset_is_code(const struct pe *pe, uint64_t offset)
 {
 	return code_section(pe, offset) != NULL;

@@ -43,6 +43,13 @@ int pe_offset_is_code(const struct pe *pe, uint64_t offset);
 /* One past the last byte of the executable section holding @offset. */
 uint64_t pe_code_end(const struct pe *pe, uint64_t offset);
 
+/*
+ * The first executable section whose file offset and RVA differ modulo 4KiB,
+ * or NULL: a loader can't mmap() it from the file (Wine copies it into
+ * anonymous memory).
+ */
+const struct pe_section *pe_unaligned_code(const struct pe *pe);
+
 /* Named exports of code, then COFF function symbols. Return the count or -1. */
 int pe_exports(const struct pe *pe, pe_sym_cb cb, void *arg);
 int pe_coff_symbols(const struct pe *pe, pe_sym_cb cb, void *arg);

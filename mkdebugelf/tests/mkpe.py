@@ -7,7 +7,10 @@ at file offset 0x400 + X. Exports: exp_bar (0x10), exp_foo (0x40) and a
 forwarder; COFF symbols: exp_foo again, static_a (0x80), a long name (0xc0)
 through the string table, and two statics named dup (0x100, 0x140).
 
-usage: mkpe.py OUT [--truncate N] [--bad-sections] [--no-coff]
+With --aligned, .text is at file offset 0x1000 instead, on a page boundary
+as its RVA: a loader (Wine) can mmap() it rather than copy it.
+
+usage: mkpe.py OUT [--truncate N] [--bad-sections] [--no-coff] [--aligned]
 """
 import struct
 import sys
@@ -19,8 +22,8 @@ COFF = [("exp_foo", 0x40, 2), ("static_a", 0x80, 3), (LONG, 0xC0, 3),
         ("dup", 0x100, 3), ("dup", 0x140, 3)]
 
 
-def build(bad_sections=False, coff=True):
-    img = bytearray(0xA00)
+def build(bad_sections=False, coff=True, aligned=False):
+    img = bytearray(0x1200 if aligned else 0xA00)
     img[0:2] = b"MZ"
     struct.pack_into("<I", img, 0x3C, 0x40)
     img[0x40:0x44] = b"PE\0\0"
@@ -34,7 +37,7 @@ def build(bad_sections=False, coff=True):
     struct.pack_into("<I", img, opt + 108, 16)               # data directories
     struct.pack_into("<II", img, opt + 112, EDATA_RVA, 0x100)  # export table
     sect = opt + 240
-    text_raw = 0x10000 if bad_sections else TEXT_RAW
+    text_raw = 0x10000 if bad_sections else 0x1000 if aligned else TEXT_RAW
     img[sect:sect + 8] = b".text\0\0\0"
     struct.pack_into("<IIII", img, sect + 8, 0x200, TEXT_RVA, 0x200, text_raw)
     struct.pack_into("<I", img, sect + 36, 0x60000020)
@@ -42,6 +45,8 @@ def build(bad_sections=False, coff=True):
     struct.pack_into("<IIII", img, sect + 48, 0x200, EDATA_RVA, 0x200, EDATA_RAW)
     struct.pack_into("<I", img, sect + 76, 0x40000040)
     img[TEXT_RAW:TEXT_RAW + 0x200] = b"\xc3" * 0x200
+    if aligned:
+        img[0x1000:0x1200] = b"\xc3" * 0x200
 
     # Export directory, then its arrays and strings, all in .edata.
     e = EDATA_RAW
@@ -79,7 +84,7 @@ def build(bad_sections=False, coff=True):
 def main():
     args = sys.argv[1:]
     out = args.pop(0)
-    img = build("--bad-sections" in args, "--no-coff" not in args)
+    img = build("--bad-sections" in args, "--no-coff" not in args, "--aligned" in args)
     if "--truncate" in args:
         img = img[:int(args[args.index("--truncate") + 1], 0)]
     with open(out, "wb") as f:

@@ -50,6 +50,28 @@ if [ "$(syms test.debug)" = "$want" ]; then ok "PE symbols at file offsets"; els
 	bad "PE symbols:"; syms test.debug; fi
 readelf -h test.debug | grep -q 'Advanced Micro Devices X86-64' && ok "machine from the PE" ||
 	bad "machine type"
+# Code at file offsets off the page boundary of its RVA (a linker's default
+# FileAlignment of 0x200): Wine copies it into anonymous memory, say so.
+grep -q 'section .text is at file offset 0x400 for RVA 0x1000, not on a page boundary' err.txt &&
+	ok "unaligned code: Wine's anonymous copy noted" || bad "no note of unaligned code: $(cat err.txt)"
+python3 "$here/mkpe.py" aligned.dll --aligned
+expect_status "PE image, code on page boundaries" 0 "$tool" -o aligned.debug aligned.dll
+[ -s err.txt ] && bad "aligned code noted: $(cat err.txt)" || ok "aligned code: no note"
+
+# Command lines that can't work say why.
+while IFS='|' read -r args want; do
+	# shellcheck disable=SC2086
+	expect_status "command line: $want" 2 "$tool" $args
+	grep -qF -- "$want" err.txt || bad "'$args': $(cat err.txt), expected '$want'"
+done <<'ARGS'
+|no IMAGE given
+test.dll|where to write it? give -o OUT or --install
+-o x.debug test.dll test.dll|more than one IMAGE given
+-o x.debug --install test.dll|-o and --install: give one of them
+--root r -o x.debug test.dll|--root goes with --install
+--rva -o x.debug test.dll|--rva and --no-pe go with --map and an IMAGE
+--pid 1 --install test.dll|--pid takes no IMAGE
+ARGS
 
 # A real DLL from mingw-w64, checked against its own objdump.
 if command -v x86_64-w64-mingw32-gcc >/dev/null; then
@@ -234,6 +256,9 @@ grep -q 'fw: 1 debug files written, 3 files skipped, 0 failed' out.txt &&
 [ "$(find dirroot -type f)" = "dirroot/usr/lib/debug$tmp/fw/a.dll.debug" ] &&
 	ok "one debug file, for the R2R image" || bad "directory files: $(find dirroot -type f)"
 expect_status "a directory with -o" 2 "$tool" -o x.debug fw
+expect_status "--install a directory, -q" 0 "$tool" -q --install --root quietroot fw
+[ "$(cat out.txt)" = "$tmp/fw: 1 debug files written, 3 files skipped, 0 failed" ] && [ ! -s err.txt ] &&
+	ok "-q: the summary only" || bad "-q printed: $(cat out.txt err.txt)"
 
 # The real thing: the shared framework's R2R images, against their own
 # RUNTIME_FUNCTIONS and against System.Reflection.Metadata's names.
