@@ -19,7 +19,7 @@ cp=$SRC/scripts/checkpatch.pl
 command -v codespell >/dev/null || die "codespell is missing (apt-get install codespell)"
 
 bad=0
-dir=${1:-$TOP/patches}
+dir=$(cd "${1:-$TOP/patches}" && pwd) || die "no folder ${1:-$TOP/patches}"
 while read -r p; do
 	case "$p" in ''|'#'*) continue ;; esac
 	out=$(cd "$SRC" && perl "$cp" --strict --codespell --show-types --no-tree --terse \
