@@ -443,7 +443,8 @@ static int mkdir_parents(char *path)
 
 struct opts {
 	const char *map, *out, *root, *machine;
-	int rva, no_pe, install, verbose, quiet;
+	int rva, no_pe, install, verbose;
+	int quiet;		/* -q, kept for a directory only */
 	int in_dir;		/* one image of a directory: skip what isn't one */
 };
 
@@ -532,6 +533,7 @@ static int do_image(const char *image, const char *file, const struct opts *o,
 		    const struct syms *perf_map, const struct range *r, size_t nr)
 {
 	const char *err = "not a PE image", *machine = o->machine, *out = o->out;
+	const struct pe_section *sec;
 	struct syms s = { 0 };
 	struct pe pe = { 0 };
 	char *path = NULL;
@@ -556,7 +558,7 @@ static int do_image(const char *image, const char *file, const struct opts *o,
 		return -1;
 	}
 	if (st.st_size >= 4 && !memcmp(buf, ELFMAG, SELFMAG)) {
-		if (!(o->quiet && o->in_dir))
+		if (!o->quiet)
 			fprintf(stderr, "%s: %s is ELF: perf reads its symbols itself\n", prog,
 				image);
 		ret = 1;
@@ -650,7 +652,7 @@ static int do_image(const char *image, const char *file, const struct opts *o,
 			fprintf(stderr, "%s: %s: %s\n", prog, image, err);
 			goto out;
 		}
-		if (!(o->quiet && o->in_dir))
+		if (!o->quiet)
 			printf("%s: ReadyToRun %u.%u image for %s: %lu methods, %lu generic "
 			       "instantiations (%lu not fully named, %lu from other assemblies), "
 			       "%lu of %lu runtime functions in them\n", image, r2r.major,
@@ -672,7 +674,7 @@ static int do_image(const char *image, const char *file, const struct opts *o,
 	if (syms_finish(&s, is_pe ? &pe : NULL))
 		goto out;
 	if (!s.nr) {
-		if (!(o->quiet && o->in_dir))
+		if (!o->quiet)
 			fprintf(stderr, "%s: no symbols for %s%s\n", prog, image,
 				o->in_dir ? ": skipped" : "");
 		if (o->in_dir)
@@ -693,17 +695,15 @@ static int do_image(const char *image, const char *file, const struct opts *o,
 			printf("%#10llx %#8llx %s\n", (unsigned long long)s.v[i].offset,
 			       (unsigned long long)s.v[i].size, s.v[i].name);
 	}
-	if (!(o->quiet && o->in_dir))
+	if (!o->quiet)
 		printf("%s: %zu symbols\n", out, s.nr);
-	if (is_pe && !is_r2r && pe_unaligned_code(&pe)) {
-		const struct pe_section *sec = pe_unaligned_code(&pe);
-
+	sec = is_pe && !is_r2r ? pe_unaligned_code(&pe) : NULL;
+	if (sec)
 		fprintf(stderr, "%s: %s: section %s is at file offset %#x for RVA %#x, not "
 			"on a page boundary: Wine copies such code into anonymous memory, "
 			"where no debug file applies (perf names anonymous code only from "
 			"/tmp/perf-PID.map)\n", prog, image, sec->name, sec->raw_offset,
 			sec->vaddr);
-	}
 	ret = 0;
 out:
 	for (i = 0; i < s.nr; i++)
@@ -1058,8 +1058,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: libelf: %s\n", prog, elf_errmsg(-1));
 		return 1;
 	}
-	if (pid)
+	if (pid) {
+		o.quiet = 0;
 		return do_pid(pid, &o);
+	}
 	if (!realpath(argv[optind], image)) {
 		fprintf(stderr, "%s: %s: %s\n", prog, argv[optind], strerror(errno));
 		return 1;
@@ -1072,5 +1074,6 @@ int main(int argc, char **argv)
 		}
 		return do_dir(image, &o);
 	}
+	o.quiet = 0;
 	return do_image(image, image, &o, NULL, NULL, 0) ? 1 : 0;
 }
