@@ -24,6 +24,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
+#include "pdb.h"
 #include "pe.h"
 #include "r2r.h"
 
@@ -442,7 +443,7 @@ static int mkdir_parents(char *path)
 }
 
 struct opts {
-	const char *map, *out, *root, *machine;
+	const char *map, *out, *root, *machine, *pdb;
 	int rva, no_pe, install, verbose;
 	int quiet;		/* -q, kept for a directory only */
 	int in_dir;		/* one image of a directory: skip what isn't one */
@@ -529,6 +530,103 @@ static const uint8_t *load_ref(void *arg, const char *name, size_t *len)
  * tables. Returns 0, 1 if @image is ELF (nothing to write), 2 if, one image
  * of a directory, it has nothing to name (not PE, no symbols), or -1.
  */
+/* Map @path read-only: its bytes, *len of them, or NULL with errno set */
+static const uint8_t *map_file(const char *path, size_t *len)
+{
+	struct stat st;
+	void *p;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size == 0) {
+		close(fd);
+		errno = EINVAL;
+		return NULL;
+	}
+	p = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return NULL;
+	*len = st.st_size;
+	return p;
+}
+
+/*
+ * The symbols of the PDB the image @pe was linked with, if there is one:
+ * --pdb FILE, else the file its CodeView record names, looked for next to
+ * the image, then at the path recorded. One that isn't the image's (another
+ * GUID or age) is refused. Returns the number added, 0 if there is no PDB
+ * to read, -1 on errors.
+ */
+static int add_pdb(const char *image, const char *file, const struct pe *pe, struct syms *s,
+		   const struct opts *o)
+{
+	const char *tried[3] = { NULL }, *base = NULL, *err;
+	char *next_to = NULL, *slash;
+	struct pe_codeview cv;
+	struct pdb_stats st;
+	const uint8_t *buf = NULL;
+	struct pdb pdb;
+	size_t len = 0;
+	int i, nr = -1;
+
+	if (pe_codeview(pe, &cv)) {
+		if (o->pdb)
+			fprintf(stderr, "%s: %s has no CodeView record: it names no PDB to check "
+				"%s against\n", prog, image, o->pdb);
+		return o->pdb ? -1 : 0;
+	}
+	if (o->pdb) {
+		tried[0] = o->pdb;
+	} else {
+		/* A path from Windows or from here: its last component, either way */
+		base = cv.path;
+		for (i = 0; cv.path[i]; i++)
+			if (cv.path[i] == '/' || cv.path[i] == '\\')
+				base = cv.path + i + 1;
+		slash = strrchr(file, '/');
+		if (asprintf(&next_to, "%.*s/%s", slash ? (int)(slash - file) : 1,
+			     slash ? file : ".", base) < 0)
+			return -1;
+		tried[0] = next_to;
+		if (strcmp(next_to, cv.path))
+			tried[1] = cv.path;
+	}
+	for (i = 0; tried[i] && !buf; i++)
+		buf = map_file(tried[i], &len);
+	if (!buf) {
+		if (o->pdb)
+			fprintf(stderr, "%s: --pdb %s: %s\n", prog, o->pdb, strerror(errno));
+		else if (!o->quiet)
+			fprintf(stderr, "%s: %s: its PDB %s is not next to it nor at %s: give it "
+				"with --pdb FILE for the names of its functions\n", prog, image,
+				base, cv.path);
+		free(next_to);
+		return o->pdb ? -1 : 0;
+	}
+	i--;
+	if (pdb_open(&pdb, buf, len, &err)) {
+		fprintf(stderr, "%s: %s: %s\n", prog, tried[i], err);
+	} else if (!pdb_matches(&pdb, &cv)) {
+		fprintf(stderr, "%s: %s is not the PDB of %s: its GUID or age differs (another "
+			"build's?)\n", prog, tried[i], image);
+		pdb_close(&pdb);
+	} else {
+		nr = pdb_symbols(&pdb, pe, syms_add, s, &st, &err);
+		if (nr < 0)
+			fprintf(stderr, "%s: %s: %s\n", prog, tried[i], err);
+		else if (!o->quiet)
+			printf("%s: %s: %lu functions, %lu more public symbols\n", image,
+			       tried[i], st.procs, st.publics);
+		pdb_close(&pdb);
+	}
+	munmap((void *)buf, len);
+	free(next_to);
+	return nr;
+}
+
 static int do_image(const char *image, const char *file, const struct opts *o,
 		    const struct syms *perf_map, const struct range *r, size_t nr)
 {
@@ -667,6 +765,8 @@ static int do_image(const char *image, const char *file, const struct opts *o,
 		if (nr_coff < 0)
 			fprintf(stderr, "%s: %s: corrupt COFF symbol table, not used\n", prog,
 				image);
+		if (add_pdb(image, file, &pe, &s, o) < 0 && o->pdb)
+			goto out;
 	}
 	if (s.skipped)
 		fprintf(stderr, "%s: %s: skipped %lu symbols outside the image's code\n", prog,
@@ -958,7 +1058,9 @@ static void usage(FILE *f)
 "perf reads for samples in IMAGE, whatever address it is mapped at.\n"
 "\n"
 "Symbols (by default: a .NET ReadyToRun image's precompiled methods, named\n"
-"from its metadata; else the PE export and COFF symbol tables):\n"
+"from its metadata; else the PE export and COFF symbol tables and the PDB\n"
+"the image names, found next to it or at the path it records):\n"
+"  --pdb FILE        read the PDB FILE (refused unless it is the image's)\n"
 "  --map FILE        from FILE's \"OFFSET SIZE name\" lines (hex file offsets)\n"
 "  --rva             FILE's values are RVAs, as crossgen2 --perfmap writes them\n"
 "  --no-pe           with --map, ignore IMAGE's own PE tables\n"
@@ -1006,6 +1108,7 @@ int main(int argc, char **argv)
 		{ "map", required_argument, NULL, 'M' },
 		{ "rva", no_argument, NULL, 'r' },
 		{ "no-pe", no_argument, NULL, 'n' },
+		{ "pdb", required_argument, NULL, 'P' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "install", no_argument, NULL, 'i' },
@@ -1028,6 +1131,7 @@ int main(int argc, char **argv)
 		case 'M': o.map = optarg; break;
 		case 'r': o.rva = 1; break;
 		case 'n': o.no_pe = 1; break;
+		case 'P': o.pdb = optarg; break;
 		case 'p':
 			pid = strtol(optarg, &end, 10);
 			if (*end || pid <= 0) {

@@ -87,6 +87,12 @@ int pe_open(struct pe *pe, const uint8_t *buf, size_t len, const char **err)
 		    rd32(pe, opt + (pe->is_64 ? 116 : 100), &pe->export_size))
 			return -1;
 	}
+	/* The debug directory, the seventh: where a CodeView record names the PDB */
+	if (nr_dirs > 6 && (uint64_t)(pe->is_64 ? 112 : 96) + 7 * 8 <= opt_size) {
+		if (rd32(pe, opt + (pe->is_64 ? 160 : 144), &pe->debug_rva) ||
+		    rd32(pe, opt + (pe->is_64 ? 164 : 148), &pe->debug_size))
+			return -1;
+	}
 
 	sect = opt + opt_size;
 	*err = "section table outside the file";
@@ -336,4 +342,33 @@ int pe_coff_symbols(const struct pe *pe, pe_sym_cb cb, void *arg)
 		nr += ret;
 	}
 	return nr;
+}
+
+int pe_codeview(const struct pe *pe, struct pe_codeview *cv)
+{
+	int64_t dir = pe->debug_rva ? pe_rva_to_offset(pe, pe->debug_rva) : -1;
+	uint32_t i, type, size, raw, sig;
+	const char *path;
+
+	if (dir < 0)
+		return -1;
+	/* IMAGE_DEBUG_DIRECTORY entries of 28 bytes; type 2 is CodeView */
+	for (i = 0; i < pe->debug_size / 28 && i < 64; i++) {
+		uint64_t e = (uint64_t)dir + (uint64_t)i * 28;
+
+		if (rd32(pe, e + 12, &type) || rd32(pe, e + 16, &size) ||
+		    rd32(pe, e + 24, &raw))
+			return -1;
+		/* "RSDS", GUID, age, path: the PDB 7.0 format */
+		if (type != 2 || size < 25 || rd32(pe, raw, &sig) || sig != 0x53445352 ||
+		    raw + 24ULL > pe->len || rd32(pe, raw + 20ULL, &cv->age))
+			continue;
+		path = rdstr(pe, raw + 24ULL);
+		if (!path || raw + 24ULL + strlen(path) >= (uint64_t)raw + size)
+			continue;
+		memcpy(cv->guid, pe->buf + raw + 4, sizeof(cv->guid));
+		cv->path = path;
+		return 0;
+	}
+	return -1;
 }

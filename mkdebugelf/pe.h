@@ -26,7 +26,15 @@ struct pe {
 	unsigned int nr_sections;
 	struct pe_section *sections;
 	uint32_t export_rva, export_size;
+	uint32_t debug_rva, debug_size;
 	uint32_t symtab_offset, nr_syms;
+};
+
+/* The PDB an image was linked with: its GUID and age, and the path it had */
+struct pe_codeview {
+	uint8_t guid[16];
+	uint32_t age;
+	const char *path;	/* in the image's buffer */
 };
 
 /* A symbol found in the image: a file offset, a size (0 if unknown). */
@@ -55,5 +63,8 @@ int pe_exports(const struct pe *pe, pe_sym_cb cb, void *arg);
 int pe_coff_symbols(const struct pe *pe, pe_sym_cb cb, void *arg);
 /* The RVA a named export points to, code or data, or 0. */
 uint32_t pe_export_rva(const struct pe *pe, const char *name);
+
+/* The image's CodeView (RSDS) debug record: 0, or -1 if it has none */
+int pe_codeview(const struct pe *pe, struct pe_codeview *cv);
 
 #endif

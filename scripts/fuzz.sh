@@ -3,6 +3,7 @@
 #   perf_map: the perf map fallback, linked against build/asan's perf objects
 #   pe:       mkdebugelf's PE reader
 #   r2r:      mkdebugelf's .NET ReadyToRun reader (and ECMA-335 metadata)
+#   pdb:      mkdebugelf's PDB reader, seeded with a PDB lld-link writes here
 # Usage: scripts/fuzz.sh [RUNS]   (default 100000 executions each)
 # Seeds are fuzz/corpus/*; new inputs go to build/fuzz, never into the repo.
 set -euo pipefail
@@ -35,6 +36,20 @@ build() {
 
 build pe "$TOP/fuzz/pe_fuzz.c" "$TOP/mkdebugelf/pe.c"
 build r2r "$TOP/fuzz/r2r_fuzz.c" "$TOP/mkdebugelf/pe.c" "$TOP/mkdebugelf/r2r.c"
+build pdb "$TOP/fuzz/pdb_fuzz.c" "$TOP/mkdebugelf/pe.c" "$TOP/mkdebugelf/pdb.c"
+
+# A real PDB to start from: a PDB is 4 KiB blocks, too big to keep in the
+# repo as a seed, and a fuzzer won't find its way to the MSF magic alone.
+seed_pdb=$out/seed-pdb
+mkdir -p "$seed_pdb"
+if [ ! -s "$seed_pdb/seed.pdb" ]; then
+	printf 'static int f(int x) { return x + 1; }\nint main(void) { return f(0); }\n' \
+		>"$out/seed.c"
+	clang --target=x86_64-w64-mingw32 -g -gcodeview -fuse-ld=lld \
+		-L"$(dirname "$(x86_64-w64-mingw32-gcc -print-libgcc-file-name)")" \
+		-Wl,--pdb="$seed_pdb/seed.pdb" -o "$out/seed.exe" "$out/seed.c" >"$out/seed.log" 2>&1 ||
+		note "pdb: no seed PDB (clang, lld or mingw-w64 missing): $(head -n 1 "$out/seed.log")"
+fi
 # util/ refers to the builtins: link them too, with perf's main() renamed so
 # libFuzzer's is the one.
 objcopy --redefine-sym main=perf_main "$asan/perf-in.o" "$out/perf-in-nomain.o" ||
@@ -52,13 +67,15 @@ build perf_map -D_GNU_SOURCE $defines -I"$perf" -I"$perf/util" -I"$perf/lib/perf
 export ASAN_OPTIONS=detect_leaks=0:halt_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 fail=0
-for name in perf_map pe r2r; do
+for name in perf_map pe r2r pdb; do
 	work=$out/corpus-$name
 	mkdir -p "$work"
 	log=$out/$name.log
+	max_len=65536 seeds=$TOP/fuzz/corpus/$name
+	[ "$name" = pdb ] && max_len=262144 seeds=$seed_pdb
 	rm -f "$out"/crash-* "$out"/leak-* "$out"/timeout-*
-	if ! (cd "$out" && "./$name" -runs="$runs" -max_len=65536 -timeout=10 \
-		-rss_limit_mb=2048 "$work" "$TOP/fuzz/corpus/$name") >"$log" 2>&1; then
+	if ! (cd "$out" && "./$name" -runs="$runs" -max_len="$max_len" -timeout=10 \
+		-rss_limit_mb=2048 "$work" "$seeds") >"$log" 2>&1; then
 		note "$name: FAILED, see $log: $(grep -m1 -E 'ERROR|runtime error|deadly' "$log")"
 		fail=1
 		continue

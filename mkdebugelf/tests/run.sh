@@ -97,6 +97,81 @@ else
 	echo "  skip: mingw-w64 DLL (x86_64-w64-mingw32-gcc not installed)"
 fi
 
+# An .exe linked the Windows way (lld-link: FileAlignment 0x200, no COFF
+# symbols) with its names in a PDB, checked against llvm-pdbutil's reading.
+mingw_lib=$(dirname "$(x86_64-w64-mingw32-gcc -print-libgcc-file-name 2>/dev/null)" 2>/dev/null)
+if command -v clang >/dev/null && command -v lld-link >/dev/null &&
+   command -v llvm-pdbutil >/dev/null && [ -d "$mingw_lib" ]; then
+	cat >app.c <<'C'
+#include <stdio.h>
+static int __attribute__((noinline)) pdb_static(int x) { return x * 3 + 1; }
+int __attribute__((noinline)) pdb_global(int x) { return pdb_static(x) ^ 0x5a; }
+int main(int argc, char **argv) { (void)argv; printf("%d\n", pdb_global(argc)); return 0; }
+C
+	pdb_exe() { # OUT.exe: app.c built with a PDB next to it, as OUT.pdb
+		clang --target=x86_64-w64-mingw32 -O1 -g -gcodeview -fuse-ld=lld -L"$mingw_lib" \
+			-Wl,--pdb="${1%.exe}.pdb" -o "$1" "${2:-app.c}" 2>cc.err
+	}
+	if pdb_exe app.exe; then
+		expect_status "PE image with a PDB" 0 "$tool" -o app.debug app.exe
+		grep -q 'app.pdb: [1-9][0-9]* functions' out.txt || bad "PDB not read: $(cat out.txt)"
+		# Each procedure and public function, at its section's file offset
+		x86_64-w64-mingw32-objdump -h app.exe | awk '$1 ~ /^[0-9]+$/ {
+			printf "%d %s %s\n", $1 + 1, $4, $6 }' >sections
+		llvm-pdbutil dump -symbols -publics app.pdb | awk '
+			/S_[GL]PROC32 |S_PUB32 / { name = $NF; gsub(/`/, "", name)
+				pub = /S_PUB32/; next }
+			name != "" && /addr = / { split($0, a, "addr = "); split(a[2], b, "[:,]")
+				if (!pub || /function/) print name, b[1] + 0, b[2]; name = "" }
+			' | sort -u >pdbutil
+		checked=0
+		while read -r name seg off; do
+			read -r vma foff < <(awk -v s="$seg" '$1 == s { print $2, $3 }' sections)
+			# only code the image keeps in .text
+			[ "$seg" = 1 ] || continue
+			want=$(printf '%x' $((0x$foff + off)))
+			got=$(syms app.debug | awk -v f="$name" '$3 == f { print $1 }' | head -n 1)
+			if [ "$got" != "$want" ]; then
+				bad "$name: at ${got:-nothing}, llvm-pdbutil says 0x$want"
+			fi
+			checked=$((checked + 1))
+		done <pdbutil
+		[ "$checked" -gt 10 ] && ok "$checked PDB functions at llvm-pdbutil's offsets" ||
+			bad "only $checked PDB functions compared"
+		syms app.debug | grep -q ' pdb_static$' && ok "a static function, from its module" ||
+			bad "pdb_static not named"
+		# Found by the path recorded in the image, then refused when stale
+		mkdir -p away && cp app.exe away/
+		expect_status "PDB at the path the image records" 0 "$tool" -o away.debug away/app.exe
+		[ "$(syms away.debug)" = "$(syms app.debug)" ] && ok "same symbols from there" ||
+			bad "symbols differ with the PDB at its recorded path"
+		sed 's/x \* 3 + 1/x * 5 + 2/' app.c >other.c
+		pdb_exe other.exe other.c
+		expect_status "--pdb of another build" 1 "$tool" --pdb other.pdb -o x.debug app.exe
+		grep -q 'is not the PDB of' err.txt || bad "stale PDB accepted: $(cat err.txt)"
+		cp other.pdb app.pdb
+		expect_status "a stale PDB next to the image" 1 "$tool" -o x.debug app.exe
+		grep -q 'is not the PDB of' err.txt || bad "stale PDB accepted: $(cat err.txt)"
+		rm app.pdb
+		mv away/app.exe noname.exe
+		expect_status "no PDB anywhere" 1 "$tool" -o x.debug noname.exe
+		grep -q 'give it with --pdb FILE' err.txt || bad "missing PDB: $(cat err.txt)"
+		expect_status "--pdb, image without CodeView" 1 "$tool" --pdb other.pdb -o x.debug test.dll
+		# Damaged PDBs: a clear error, no crash, no sanitizer report
+		pdb_exe app.exe
+		mkdir -p bad
+		python3 "$here/badpdb.py" app.pdb bad >bad/cases
+		while IFS='|' read -r name want; do
+			expect_status "PDB: $name" 1 "$tool" --pdb "bad/$name.pdb" -o x.debug app.exe
+			grep -qF -- "$want" err.txt || bad "PDB $name: $(cat err.txt), expected '$want'"
+		done <bad/cases
+	else
+		bad "cannot build a PE image with a PDB: $(head -n 3 cc.err)"
+	fi
+else
+	echo "  skip: PE image with a PDB (needs clang, lld-link, llvm-pdbutil and mingw-w64)"
+fi
+
 # crossgen2 --perfmap: RVAs, header pseudo-records, a method split hot/cold.
 cat >r2r.map <<'M'
 FFFFFFFF 0 0123456789ABCDEF0123456789ABCDEF
