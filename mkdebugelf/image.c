@@ -1,0 +1,410 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * One image: its symbols from the reader that fits (a live process's perf
+ * map, --map, ReadyToRun metadata, PE tables and PDB), written as a debug
+ * file; and every image of a directory.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libelf.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include "mkdebugelf.h"
+#include "pdb.h"
+#include "r2r.h"
+
+int mkdir_parents(char *path)
+{
+	char *p;
+
+	for (p = strchr(path + 1, '/'); p; p = strchr(p + 1, '/')) {
+		*p = '\0';
+		if (mkdir(path, 0755) && errno != EEXIST) {
+			fprintf(stderr, "%s: cannot create %s: %s\n", prog, path, strerror(errno));
+			*p = '/';
+			return -1;
+		}
+		*p = '/';
+	}
+	return 0;
+}
+
+/* The assemblies a ReadyToRun image refers to: NAME.dll beside it. */
+struct refs {
+	const char *dir;
+	struct {
+		void *p;
+		size_t len;
+	} map[64];
+	unsigned int nr;
+};
+
+static const uint8_t *load_ref(void *arg, const char *name, size_t *len)
+{
+	struct refs *refs = arg;
+	char path[PATH_MAX];
+	struct stat st;
+	void *p;
+	int fd;
+
+	if (refs->nr == sizeof(refs->map) / sizeof(refs->map[0]) || strchr(name, '/') ||
+	    snprintf(path, sizeof(path), "%s/%s.dll", refs->dir, name) >= (int)sizeof(path))
+		return NULL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || !st.st_size) {
+		close(fd);
+		return NULL;
+	}
+	p = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return NULL;
+	refs->map[refs->nr].p = p;
+	refs->map[refs->nr++].len = st.st_size;
+	*len = st.st_size;
+	return p;
+}
+
+/*
+ * Write the debug file for @image, read at @file (the same file, seen from
+ * this process). Its symbols come from the live process's perf map if
+ * @perf_map is given, else from --map, the image's ReadyToRun code or its PE
+ * tables. Returns 0, 1 if @image is ELF (nothing to write), 2 if, one image
+ * of a directory, it has nothing to name (not PE, no symbols), or -1.
+ */
+/* Map @path read-only: its bytes, *len of them, or NULL with errno set */
+static const uint8_t *map_file(const char *path, size_t *len)
+{
+	struct stat st;
+	void *p;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size == 0) {
+		close(fd);
+		errno = EINVAL;
+		return NULL;
+	}
+	p = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return NULL;
+	*len = st.st_size;
+	return p;
+}
+
+/*
+ * The symbols of the PDB the image @pe was linked with, if there is one:
+ * --pdb FILE, else the file its CodeView record names, looked for next to
+ * the image, then at the path recorded. One that isn't the image's (another
+ * GUID or age) is refused. Returns the number added, 0 if there is no PDB
+ * to read, -1 on errors.
+ */
+static int add_pdb(const char *image, const char *file, const struct pe *pe, struct syms *s,
+		   const struct opts *o)
+{
+	const char *tried[3] = { NULL }, *base = NULL, *err;
+	char *next_to = NULL, *slash;
+	struct pe_codeview cv;
+	struct pdb_stats st;
+	const uint8_t *buf = NULL;
+	struct pdb pdb;
+	size_t len = 0;
+	int i, nr = -1;
+
+	if (pe_codeview(pe, &cv)) {
+		if (o->pdb)
+			fprintf(stderr, "%s: %s has no CodeView record: it names no PDB to check "
+				"%s against\n", prog, image, o->pdb);
+		return o->pdb ? -1 : 0;
+	}
+	if (o->pdb) {
+		tried[0] = o->pdb;
+	} else {
+		/* A path from Windows or from here: its last component, either way */
+		base = cv.path;
+		for (i = 0; cv.path[i]; i++)
+			if (cv.path[i] == '/' || cv.path[i] == '\\')
+				base = cv.path + i + 1;
+		slash = strrchr(file, '/');
+		if (asprintf(&next_to, "%.*s/%s", slash ? (int)(slash - file) : 1,
+			     slash ? file : ".", base) < 0)
+			return -1;
+		tried[0] = next_to;
+		if (strcmp(next_to, cv.path))
+			tried[1] = cv.path;
+	}
+	for (i = 0; tried[i] && !buf; i++)
+		buf = map_file(tried[i], &len);
+	if (!buf) {
+		if (o->pdb)
+			fprintf(stderr, "%s: --pdb %s: %s\n", prog, o->pdb, strerror(errno));
+		else if (!o->quiet)
+			fprintf(stderr, "%s: %s: its PDB %s is not next to it nor at %s: give it "
+				"with --pdb FILE for the names of its functions\n", prog, image,
+				base, cv.path);
+		free(next_to);
+		return o->pdb ? -1 : 0;
+	}
+	i--;
+	if (pdb_open(&pdb, buf, len, &err)) {
+		fprintf(stderr, "%s: %s: %s\n", prog, tried[i], err);
+	} else if (!pdb_matches(&pdb, &cv)) {
+		fprintf(stderr, "%s: %s is not the PDB of %s: its GUID or age differs (another "
+			"build's?)\n", prog, tried[i], image);
+		pdb_close(&pdb);
+	} else {
+		nr = pdb_symbols(&pdb, pe, syms_add, s, &st, &err);
+		if (nr < 0)
+			fprintf(stderr, "%s: %s: %s\n", prog, tried[i], err);
+		else if (!o->quiet)
+			printf("%s: %s: %lu functions, %lu more public symbols\n", image,
+			       tried[i], st.procs, st.publics);
+		pdb_close(&pdb);
+	}
+	munmap((void *)buf, len);
+	free(next_to);
+	return nr;
+}
+
+int do_image(const char *image, const char *file, const struct opts *o,
+		    const struct syms *perf_map, const struct range *r, size_t nr)
+{
+	const char *err = "not a PE image", *machine = o->machine, *out = o->out;
+	const struct pe_section *sec;
+	struct syms s = { 0 };
+	struct pe pe = { 0 };
+	char *path = NULL;
+	struct utsname uts;
+	const uint8_t *buf;
+	int is_pe = 0, is_r2r = 0, em, class, fd, ret = -1;
+	struct r2r_stats r2r;
+	struct stat st;
+	size_t i;
+
+	fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size == 0) {
+		fprintf(stderr, "%s: %s: not a readable, non-empty regular file\n", prog, image);
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	buf = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (buf == MAP_FAILED) {
+		fprintf(stderr, "%s: cannot map %s: %s\n", prog, image, strerror(errno));
+		return -1;
+	}
+	if (st.st_size >= 4 && !memcmp(buf, ELFMAG, SELFMAG)) {
+		if (!o->quiet)
+			fprintf(stderr, "%s: %s is ELF: perf reads its symbols itself\n", prog,
+				image);
+		ret = 1;
+		goto out;
+	}
+	s.limit = st.st_size;
+
+	is_pe = !o->no_pe && pe_open(&pe, buf, st.st_size, &err) == 0;
+	if (o->in_dir && !is_pe) {
+		if (!o->quiet)
+			fprintf(stderr, "%s: %s: skipped: %s\n", prog, image, err);
+		ret = 2;
+		goto out;
+	}
+	if (!o->map && !perf_map && !is_pe) {
+		fprintf(stderr, "%s: %s: %s; give its symbols with --map\n", prog, image, err);
+		goto out;
+	}
+	if (is_pe && !o->map && !perf_map) {
+		is_r2r = r2r_detect(&pe, &em, &class, &err);
+		if (is_r2r < 0) {
+			fprintf(stderr, "%s: %s: %s\n", prog, image, err);
+			goto out;
+		}
+		if (is_r2r == 2 && o->in_dir) {
+			if (!o->quiet)
+				fprintf(stderr, "%s: %s: skipped: .NET IL only, no precompiled "
+					"code\n", prog, image);
+			ret = 2;
+			goto out;
+		}
+		if (is_r2r == 2) {
+			fprintf(stderr, "%s: %s: .NET IL only: no precompiled code to name (the "
+				"runtime's perf map names what it JIT compiles)\n", prog, image);
+			goto out;
+		}
+		is_r2r = is_r2r == 1;
+	}
+	if (o->rva && !is_pe) {
+		fprintf(stderr, "%s: --rva needs a PE image: %s: %s\n", prog, image,
+			o->no_pe ? "--no-pe given" : err);
+		goto out;
+	}
+
+	if (is_r2r && !machine) {
+		/* the ReadyToRun image's own, found by r2r_detect() */
+	} else if (is_pe && pe_machine(pe.machine, &em, &class) == 0 && !machine) {
+		/* the image's own */
+	} else {
+		if (!machine) {
+			uname(&uts);
+			machine = uts.machine;
+		}
+		if (named_machine(machine, &em, &class)) {
+			fprintf(stderr, "%s: unknown machine %s\n", prog, machine);
+			goto out;
+		}
+	}
+
+	if (perf_map) {
+		if (add_live(&s, perf_map, r, nr) < 0)
+			goto out;
+	} else if (o->map) {
+		FILE *f = fopen(o->map, "r");
+		int err_map;
+
+		if (!f) {
+			fprintf(stderr, "%s: cannot open %s: %s\n", prog, o->map, strerror(errno));
+			goto out;
+		}
+		err_map = read_map(f, o->map, &s, is_pe ? &pe : NULL, o->rva);
+		fclose(f);
+		if (err_map)
+			goto out;
+	} else if (is_r2r) {
+		const char *slash = strrchr(file, '/');
+		struct refs refs = { 0 };
+		int nr_r2r;
+
+		/* The assemblies it refers to, from its directory. */
+		if (asprintf(&path, "%.*s", slash ? (int)(slash - file) : 1,
+			     slash ? file : ".") < 0)
+			goto out;
+		refs.dir = path;
+		nr_r2r = r2r_methods(&pe, syms_add, &s, load_ref, &refs, &r2r, &err);
+		while (refs.nr--)
+			munmap(refs.map[refs.nr].p, refs.map[refs.nr].len);
+		free(path);
+		path = NULL;
+		if (nr_r2r < 0) {
+			fprintf(stderr, "%s: %s: %s\n", prog, image, err);
+			goto out;
+		}
+		if (!o->quiet)
+			printf("%s: ReadyToRun %u.%u image for %s: %lu methods, %lu generic "
+			       "instantiations (%lu not fully named, %lu from other assemblies), "
+			       "%lu of %lu runtime functions in them\n", image, r2r.major,
+			       r2r.minor, r2r.os, r2r.methods, r2r.instances, r2r.unnamed,
+			       r2r.other, r2r.covered, r2r.functions);
+	} else {
+		int nr_exp = pe_exports(&pe, syms_add, &s);
+		int nr_coff = pe_coff_symbols(&pe, syms_add, &s);
+
+		if (nr_exp < 0)
+			fprintf(stderr, "%s: %s: corrupt export table, not used\n", prog, image);
+		if (nr_coff < 0)
+			fprintf(stderr, "%s: %s: corrupt COFF symbol table, not used\n", prog,
+				image);
+		if (add_pdb(image, file, &pe, &s, o) < 0 && o->pdb)
+			goto out;
+	}
+	if (s.skipped)
+		fprintf(stderr, "%s: %s: skipped %lu symbols outside the image's code\n", prog,
+			image, s.skipped);
+	if (syms_finish(&s, is_pe ? &pe : NULL))
+		goto out;
+	if (!s.nr) {
+		if (!o->quiet)
+			fprintf(stderr, "%s: no symbols for %s%s\n", prog, image,
+				o->in_dir ? ": skipped" : "");
+		if (o->in_dir)
+			ret = 2;
+		goto out;
+	}
+
+	if (o->install) {
+		if (asprintf(&path, "%s/usr/lib/debug%s.debug", o->root ? o->root : "",
+			     image) < 0 || mkdir_parents(path))
+			goto out;
+		out = path;
+	}
+	if (write_elf(out, &s, em, class))
+		goto out;
+	if (o->verbose) {
+		for (i = 0; i < s.nr; i++)
+			printf("%#10llx %#8llx %s\n", (unsigned long long)s.v[i].offset,
+			       (unsigned long long)s.v[i].size, s.v[i].name);
+	}
+	if (!o->quiet)
+		printf("%s: %zu symbols\n", out, s.nr);
+	sec = is_pe && !is_r2r ? pe_unaligned_code(&pe) : NULL;
+	if (sec)
+		fprintf(stderr, "%s: %s: section %s is at file offset %#x for RVA %#x, not "
+			"on a page boundary: Wine copies such code into anonymous memory, "
+			"where no debug file applies (perf names anonymous code only from "
+			"/tmp/perf-PID.map)\n", prog, image, sec->name, sec->raw_offset,
+			sec->vaddr);
+	ret = 0;
+out:
+	for (i = 0; i < s.nr; i++)
+		free(s.v[i].name);
+	free(s.v);
+	free(path);
+	pe_close(&pe);
+	munmap((void *)buf, st.st_size);
+	return ret;
+}
+
+/*
+ * --install DIR: a debug file for each image in directory @dir (regular
+ * files, not symlinks: perf sees the files they point to; not its
+ * subdirectories): a whole .NET shared framework in one command. What isn't
+ * a PE image, or has nothing to name, is skipped with a note.
+ */
+int do_dir(const char *dir, struct opts *o)
+{
+	unsigned long written = 0, skipped = 0, failed = 0;
+	struct dirent **ents;
+	char path[PATH_MAX];
+	struct stat st;
+	int i, nr, err;
+
+	nr = scandir(dir, &ents, NULL, alphasort);
+	if (nr < 0) {
+		fprintf(stderr, "%s: cannot read %s: %s\n", prog, dir, strerror(errno));
+		return 1;
+	}
+	o->in_dir = 1;
+	for (i = 0; i < nr; i++) {
+		if (snprintf(path, sizeof(path), "%s/%s", dir, ents[i]->d_name) >=
+		    (int)sizeof(path) || lstat(path, &st) || !S_ISREG(st.st_mode) ||
+		    !st.st_size) {
+			free(ents[i]);
+			continue;
+		}
+		free(ents[i]);
+		err = do_image(path, path, o, NULL, NULL, 0);
+		fflush(stdout);		/* its lines before the next one's notes */
+		if (err < 0)
+			failed++;
+		else if (err)
+			skipped++;
+		else
+			written++;
+	}
+	free(ents);
+	printf("%s: %lu debug files written, %lu files skipped, %lu failed\n", dir, written,
+	       skipped, failed);
+	return failed || !written;
+}

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What mkdebugelf's parts share: the symbols found for an image, the command
+ * line's options, and each part's entry points. Readers: pe.c, pdb.c, r2r.c
+ * (images), mapfile.c (symbol lists), live.c (running processes). Writers:
+ * elf_out.c (debug files). image.c runs them for an image; mkdebugelf.c is
+ * the command line.
+ */
+#ifndef MKDEBUGELF_H
+#define MKDEBUGELF_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include "pe.h"
+
+extern const char *prog;
+
+struct sym {
+	uint64_t offset, size;
+	char *name;
+};
+
+struct syms {
+	struct sym *v;
+	size_t nr, alloc;
+	uint64_t limit;		/* symbols must start below this file offset */
+	unsigned long skipped;
+};
+
+/* Add a symbol at file offset @offset (a pe_sym_cb); -1 if out of memory */
+int syms_add(void *arg, uint64_t offset, uint64_t size, const char *name);
+/* Sort, drop duplicates, size them (up to the next one or the code's end) */
+int syms_finish(struct syms *s, const struct pe *pe);
+void syms_free(struct syms *s);
+
+/* "OFFSET SIZE name" lines of @f (RVAs if @rva, into file offsets by @pe) */
+int read_map(FILE *f, const char *path, struct syms *s, const struct pe *pe, int rva);
+
+/* ELF machine and class of a PE machine, or of a name such as x86_64 */
+int pe_machine(uint16_t m, int *em, int *class);
+int named_machine(const char *name, int *em, int *class);
+/* Write the debug file @out: @s's symbols at their file offsets */
+int write_elf(const char *out, const struct syms *s, int em, int class);
+
+struct opts {
+	const char *map, *out, *root, *machine, *pdb;
+	int rva, no_pe, install, verbose;
+	int quiet;		/* -q, kept for a directory only */
+	int in_dir;		/* one image of a directory: skip what isn't one */
+};
+
+/* An executable mapping of an image in a live process. */
+struct range {
+	uint64_t start, end, pgoff;
+};
+
+long add_live(struct syms *s, const struct syms *perf_map, const struct range *r, size_t nr);
+
+int mkdir_parents(char *path);
+int do_image(const char *image, const char *file, const struct opts *o,
+	     const struct syms *perf_map, const struct range *r, size_t nr);
+int do_dir(const char *dir, struct opts *o);
+int do_pid(long pid, const struct opts *o);
+
+#endif

@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The symbols found for an image: file offsets, sizes and names, gathered
+ * from any reader, then sorted and sized for the debug file.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "mkdebugelf.h"
+
+int syms_add(void *arg, uint64_t offset, uint64_t size, const char *name)
+{
+	struct syms *s = arg;
+
+	if (offset >= s->limit || !name[0]) {
+		s->skipped++;
+		return 0;
+	}
+	if (s->nr == s->alloc) {
+		size_t n = s->alloc ? s->alloc * 2 : 256;
+		struct sym *v = realloc(s->v, n * sizeof(*v));
+
+		if (!v)
+			return -1;
+		s->v = v;
+		s->alloc = n;
+	}
+	s->v[s->nr].name = strdup(name);
+	if (!s->v[s->nr].name)
+		return -1;
+	s->v[s->nr].offset = offset;
+	s->v[s->nr].size = size;
+	s->nr++;
+	return 0;
+}
+
+static int sym_cmp(const void *a, const void *b)
+{
+	const struct sym *x = a, *y = b;
+
+	if (x->offset != y->offset)
+		return x->offset < y->offset ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	const struct sym *const *x = a, *const *y = b;
+	int r = strcmp((*x)->name, (*y)->name);
+
+	if (r)
+		return r;
+	return (*x)->offset < (*y)->offset ? -1 : (*x)->offset > (*y)->offset;
+}
+
+/*
+ * Sort by offset, drop exact duplicates (an export that is also a COFF
+ * symbol), give unknown sizes the room up to the next symbol, cut sizes that
+ * run into the next symbol, and make repeated names unique with "#N".
+ */
+int syms_finish(struct syms *s, const struct pe *pe)
+{
+	struct sym **by_name;
+	char **renamed;
+	size_t i, j;
+	int ret = -1;
+
+	if (!s->nr)
+		return 0;
+	qsort(s->v, s->nr, sizeof(*s->v), sym_cmp);
+	for (i = 0, j = 0; i < s->nr; i++) {
+		if (j && s->v[j - 1].offset == s->v[i].offset &&
+		    !strcmp(s->v[j - 1].name, s->v[i].name)) {
+			if (!s->v[j - 1].size)
+				s->v[j - 1].size = s->v[i].size;
+			free(s->v[i].name);
+			continue;
+		}
+		s->v[j++] = s->v[i];
+	}
+	s->nr = j;
+
+	for (i = 0; i < s->nr; i++) {
+		uint64_t next = i + 1 < s->nr ? s->v[i + 1].offset : s->limit;
+
+		if (pe && pe_code_end(pe, s->v[i].offset) < next)
+			next = pe_code_end(pe, s->v[i].offset);
+		/* Symbols at one offset (aliases) share the next one's start. */
+		for (j = i + 1; j < s->nr && s->v[j].offset == s->v[i].offset; j++)
+			next = j + 1 < s->nr ? s->v[j + 1].offset : s->limit;
+		if (!s->v[i].size || s->v[i].size > next - s->v[i].offset)
+			s->v[i].size = next - s->v[i].offset;
+	}
+
+	by_name = malloc((s->nr ? s->nr : 1) * sizeof(*by_name));
+	renamed = calloc(s->nr ? s->nr : 1, sizeof(*renamed));
+	if (!by_name || !renamed)
+		goto out;
+	for (i = 0; i < s->nr; i++)
+		by_name[i] = &s->v[i];
+	qsort(by_name, s->nr, sizeof(*by_name), name_cmp);
+	for (i = 1, j = 1; i < s->nr; i++) {
+		if (strcmp(by_name[i]->name, by_name[i - 1]->name)) {
+			j = 1;
+			continue;
+		}
+		if (asprintf(&renamed[by_name[i] - s->v], "%s#%zu", by_name[i]->name, ++j) < 0)
+			goto out;
+	}
+	for (i = 0; i < s->nr; i++) {
+		if (renamed[i]) {
+			free(s->v[i].name);
+			s->v[i].name = renamed[i];
+			renamed[i] = NULL;
+		}
+	}
+	ret = 0;
+out:
+	for (i = 0; renamed && i < s->nr; i++)
+		free(renamed[i]);
+	free(renamed);
+	free(by_name);
+	return ret;
+}
+
+void syms_free(struct syms *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr; i++)
+		free(s->v[i].name);
+	free(s->v);
+	s->v = NULL;
+	s->nr = s->alloc = 0;
+}
