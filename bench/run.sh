@@ -104,7 +104,7 @@ echo "[bench] P2: an ELF-only profile (compiling mkdebugelf 20 times), stock aga
 d=$out/p2
 mkdir -p "$d"
 "$patched" record -q -o "$d/perf.data" -e cpu-clock -- sh -c "
-	for i in \$(seq 20); do gcc -O2 -c -o $d/x.o $TOP/mkdebugelf/mkdebugelf.c; done" >/dev/null 2>&1
+	for i in \$(seq 20); do gcc -O2 -c -o $d/x.o $TOP/mkdebugelf/r2r.c; done" >/dev/null 2>&1
 for _ in $(seq "$RUNS"); do
 	measure "$base" "$d/perf.data" p2-base
 	measure "$patched" "$d/perf.data" p2-patched
