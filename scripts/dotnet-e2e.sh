@@ -6,8 +6,9 @@
 # off (JIT code in anonymous memory, named by both perfs) and jitdump
 # (DOTNET_PerfMapEnabled=2, perf record -k 1, perf inject --jit).
 # Measured and printed, not asserted: ReadyToRun framework code (in no perf
-# map), perf top on the running program (methods compiled after it started),
-# and a service's perf map, owned by another user, with and without --force.
+# map) and perf top on the running program (methods compiled after it
+# started). A service's perf map, owned by another user, is checked: refused
+# reading a file, named forced and from a pipe (a live session).
 set -euo pipefail
 STEP=dotnet-e2e
 # shellcheck source=lib.sh
@@ -427,15 +428,19 @@ row "perf top, last late screen" "screens" "${top_last[base]}%" "${top_last[patc
 row "perf record -p beside perf top" "$jt" "" "$(pct "$jn" "$jt")"
 
 # 5. A service: the program run as nobody (uid 65534), its perf map owned by
-# nobody; root's perf records it by pid and reports while it runs. Twice at
+# nobody; root's perf records it by pid, to a file and to a pipe. Twice at
 # once: W^X on (the fallback) and W^X off (perf's anonymous memory path).
+# Reading a file, perf can't tell whether the process running now under that
+# pid is the one recorded: the fallback trusts nobody's perf map only live
+# (a pipe, as perf top) or with core.perf-map-force.
 t=$SECONDS
 svc=$(mktemp -d /tmp/dotnet-e2e.XXXXXX)
 chmod 755 "$svc"
 cp -r "$app" "$svc/app"
 chmod -R a+rX "$svc/app"
-mkdir "$svc/home"
+mkdir "$svc/home" "$svc/force"
 chown 65534:65534 "$svc/home"
+printf '[core]\n\tperf-map-force = true\n' >"$svc/force/.perfconfig"
 svc_jobs=() rec_jobs=()
 for mode in on off; do
 	wx=1
@@ -452,10 +457,11 @@ wait_map svc-on "$svc_on"
 wait_map svc-off "$svc_off"
 owner=$(stat -c %u "/tmp/perf-$svc_on.map")
 # One recording each (at once), so each report's warnings are its own.
-record_pid() { # NAME PID
-	local try
+record_pid() { # NAME PID [OUTPUT]: to $run/NAME.data, or OUTPUT (- for a pipe)
+	local try out=${3:-$run/$1.data}
 	for try in 1 2 3; do
-		"$patched" record -e cpu-clock -p "$2" -o "$run/$1.data" -- sleep 2 >/dev/null 2>"$run/$1-record.err" &&
+		"$patched" record -e cpu-clock -p "$2" -o "$out" -- sleep 2 \
+			>"$run/$1.out" 2>"$run/$1-record.err" &&
 			return 0
 		echo "[$STEP] perf record -p gave up (try $try): $(grep -m1 -v '^Error:$' "$run/$1-record.err" || true)"
 	done
@@ -466,6 +472,8 @@ for mode in on off; do
 	[ "$mode" = on ] || pid=$svc_off
 	record_pid "svc-$mode" "$pid" >"$run/svc-$mode-tries.txt" &
 	rec_jobs+=("$!")
+	record_pid "svc-$mode-pipe" "$pid" - >"$run/svc-$mode-pipe-tries.txt" &
+	rec_jobs+=("$!")
 done
 for j in "${rec_jobs[@]}"; do
 	wait "$j" || die "perf record -p of the service failed (see $run/svc-*-record.err)"
@@ -475,7 +483,10 @@ attach_failures=$((attach_failures + $(cat "$run"/svc-*-tries.txt | wc -l)))
 for mode in on off; do
 	for v in base patched; do
 		report "$BUILD/$v/perf" "$run/svc-$mode.data" "$run/svc-$mode-$v.txt"
-		report "$BUILD/$v/perf" "$run/svc-$mode.data" "$run/svc-$mode-$v-f.txt" -f
+		HOME=$svc/force report "$BUILD/$v/perf" "$run/svc-$mode.data" "$run/svc-$mode-$v-force.txt"
+		# perf record -o - | perf report -i -: a live session
+		cat "$run/svc-$mode-pipe.out" |
+			report "$BUILD/$v/perf" - "$run/svc-$mode-$v-pipe.txt"
 	done
 done
 touch "$svc/trigger"
@@ -485,15 +496,31 @@ for j in "${svc_jobs[@]}"; do
 done
 note "service (uid 65534; its perf maps owned by uid $owner; $((SECONDS - t))s); reported while $running:"
 for mode in on off; do
-	shares=()
-	for r in base base-f patched patched-f; do
+	declare -A share=()
+	for r in base patched base-force patched-force base-pipe patched-pipe; do
 		read -r _ jt jn _ < <(stats "$run/svc-$mode-$r.txt")
-		shares+=("$(pct "$jn" "$jt")")
+		share[$r]=$(pct "$jn" "$jt") share[$r-samples]=$jt
+		share[$r-at-least-95]=$(at_least "$jn" "$jt" 95 && echo y || echo n)
+		share[$r-at-least-5]=$(at_least "$jn" "$jt" 5 && echo y || echo n)
 		warn=$(grep -m1 -i 'owned by\|not owned' "$run/svc-$mode-$r.txt.err" || true)
-		note "  W^X $mode, $r: JIT code named $(pct "$jn" "$jt") of $jt${warn:+; warns: $warn}"
+		note "  W^X $mode, $r: JIT code named ${share[$r]} of $jt${warn:+; warns: $warn}"
 	done
-	row "service, W^X $mode, no -f" "$jt" "${shares[0]}" "${shares[2]}"
-	row "service, W^X $mode, -f" "$jt" "${shares[1]}" "${shares[3]}"
+	row "service, W^X $mode, file" "${share[patched-samples]}" "${share[base]}" "${share[patched]}"
+	row "service, W^X $mode, file, force" "${share[patched-force-samples]}" \
+		"${share[base-force]}" "${share[patched-force]}"
+	row "service, W^X $mode, pipe (live)" "${share[patched-pipe-samples]}" \
+		"${share[base-pipe]}" "${share[patched-pipe]}"
+	[ "${share[patched-pipe-at-least-95]}" = y ] ||
+		fail "service, W^X $mode, from a pipe: ${share[patched-pipe]} named, expected 95% or more"
+	[ "${share[patched-force-at-least-95]}" = y ] ||
+		fail "service, W^X $mode, core.perf-map-force: ${share[patched-force]} named, expected 95% or more"
+	if [ "$mode" = on ]; then
+		[ "${share[patched-at-least-5]}" = n ] ||
+			fail "service, W^X on, file: ${share[patched]} named from another user's perf map"
+		grep -q 'perf-map-force' "$run/svc-on-patched.txt.err" ||
+			fail "service, W^X on, file: no warning naming core.perf-map-force"
+	fi
+	unset share
 done
 
 echo
