@@ -82,7 +82,7 @@ static const uint8_t *load_ref(void *arg, const char *name, size_t *len)
  * of a directory, it has nothing to name (not PE, no symbols), or -1.
  */
 /* Map @path read-only: its bytes, *len of them, or NULL with errno set */
-static const uint8_t *map_file(const char *path, size_t *len)
+const uint8_t *map_file(const char *path, size_t *len)
 {
 	struct stat st;
 	void *p;
@@ -111,8 +111,8 @@ static const uint8_t *map_file(const char *path, size_t *len)
  * GUID or age) is refused. Returns the number added, 0 if there is no PDB
  * to read, -1 on errors.
  */
-static int add_pdb(const char *image, const char *file, const struct pe *pe, struct syms *s,
-		   const struct opts *o)
+int add_pdb(const char *image, const char *file, const struct pe *pe, struct syms *s,
+	    const struct opts *o)
 {
 	const char *tried[3] = { NULL }, *base = NULL, *err;
 	char *next_to = NULL, *slash;

@@ -73,7 +73,7 @@ static FILE *open_perf_map(const char *path, uid_t pid_uid)
 }
 
 /* The pid of process @pid in its own pid namespace (the last NSpid field). */
-static long ns_pid(long pid)
+long ns_pid(long pid)
 {
 	char path[64], *line = NULL;
 	long nspid = pid;

@@ -28,6 +28,7 @@ static void usage(FILE *f)
 "usage: %s [options] IMAGE\n"
 "       %s --pid PID --install [--root DIR] [--map FILE]\n"
 "       %s --install [--root DIR] DIRECTORY\n"
+"       %s --write-perf-map PID [--pdb FILE]\n"
 "Write an ELF debug file naming the code in IMAGE at its file offsets, which\n"
 "perf reads for samples in IMAGE, whatever address it is mapped at.\n"
 "\n"
@@ -52,13 +53,24 @@ static void usage(FILE *f)
 "  -m, --machine M   x86_64, i386, aarch64 or arm, for non-PE images\n"
 "                    (default: this machine's)\n"
 "  -v, --verbose     print the symbols written\n"
-"  -q, --quiet       with a directory, print only its summary and errors\n",
-		prog, prog, prog);
+"  -q, --quiet       with a directory, print only its summary and errors\n"
+"  --version         print the version\n"
+"\n"
+"--write-perf-map PID: PE images whose code Wine copied into anonymous memory\n"
+"(sections off the page boundary, as with the 0x200 FileAlignment Windows\n"
+"linkers use) get no debug file: append lines naming their functions at\n"
+"their addresses to the process's /tmp/perf-PID.map, which perf reads for\n"
+"anonymous code. Run it once the program has loaded its images, and again\n"
+"after it loads more; what the perf map names already is not written twice.\n",
+		prog, prog, prog, prog);
 }
 
 /* What is wrong with a command line of @nr_args arguments, or NULL */
 static const char *cmdline_error(const struct opts *o, int nr_args, long pid)
 {
+	if (o->write_pid)
+		return pid || nr_args || o->out || o->install || o->map || o->root ?
+		       "--write-perf-map takes a PID only, and --pdb" : NULL;
 	if (pid && nr_args)
 		return "--pid takes no IMAGE";
 	if (!pid && !nr_args)
@@ -90,6 +102,8 @@ int main(int argc, char **argv)
 		{ "machine", required_argument, NULL, 'm' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "write-perf-map", required_argument, NULL, 'W' },
+		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -119,6 +133,15 @@ int main(int argc, char **argv)
 		case 'm': o.machine = optarg; break;
 		case 'v': o.verbose = 1; break;
 		case 'q': o.quiet = 1; break;
+		case 'W':
+			o.write_pid = strtol(optarg, &end, 10);
+			if (*end || o.write_pid <= 0) {
+				fprintf(stderr, "%s: --write-perf-map %s: not a process id\n", prog,
+					optarg);
+				return 2;
+			}
+			break;
+		case 'V': printf("%s %s\n", prog, MKDEBUGELF_VERSION); return 0;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -136,6 +159,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: libelf: %s\n", prog, elf_errmsg(-1));
 		return 1;
 	}
+	if (o.write_pid)
+		return do_write_perf_map(o.write_pid, &o);
 	if (pid) {
 		o.quiet = 0;
 		return do_pid(pid, &o);

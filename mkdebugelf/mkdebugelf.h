@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include "pe.h"
 
+#define MKDEBUGELF_VERSION "0.4"
+
 extern const char *prog;
 
 struct sym {
@@ -47,6 +49,7 @@ struct opts {
 	int rva, no_pe, install, verbose;
 	int quiet;		/* -q, kept for a directory only */
 	int in_dir;		/* one image of a directory: skip what isn't one */
+	long write_pid;		/* --write-perf-map */
 };
 
 /* An executable mapping of an image in a live process. */
@@ -57,6 +60,15 @@ struct range {
 long add_live(struct syms *s, const struct syms *perf_map, const struct range *r, size_t nr);
 
 int mkdir_parents(char *path);
+/* @path mapped read-only, *len bytes: NULL with errno set if it can't be */
+const uint8_t *map_file(const char *path, size_t *len);
+/* The symbols of the PDB image @pe names (or --pdb): the number, 0, or -1 */
+int add_pdb(const char *image, const char *file, const struct pe *pe, struct syms *s,
+	    const struct opts *o);
+/* The pid process @pid has in its own pid namespace */
+long ns_pid(long pid);
+/* --write-perf-map: perf map lines for PE images Wine copied to anonymous memory */
+int do_write_perf_map(long pid, const struct opts *o);
 int do_image(const char *image, const char *file, const struct opts *o,
 	     const struct syms *perf_map, const struct range *r, size_t nr);
 int do_dir(const char *dir, struct opts *o);

@@ -78,6 +78,8 @@ int pe_open(struct pe *pe, const uint8_t *buf, size_t len, const char **err)
 		return -1;
 	pe->is_64 = magic == 0x20b;
 
+	if (rd32(pe, opt + 56, &pe->image_size))
+		return -1;
 	/* The data directories: number, then the export table's RVA and size. */
 	*err = "truncated PE optional header";
 	if (rd32(pe, opt + (pe->is_64 ? 108 : 92), &nr_dirs))
@@ -138,6 +140,19 @@ int64_t pe_rva_to_offset(const struct pe *pe, uint64_t rva)
 
 		if (rva >= s->vaddr && rva - s->vaddr < s->raw_size)
 			return s->raw_offset + (rva - s->vaddr);
+	}
+	return -1;
+}
+
+int64_t pe_offset_to_rva(const struct pe *pe, uint64_t offset)
+{
+	unsigned int i;
+
+	for (i = 0; i < pe->nr_sections; i++) {
+		const struct pe_section *s = &pe->sections[i];
+
+		if (offset >= s->raw_offset && offset - s->raw_offset < s->raw_size)
+			return s->vaddr + (offset - s->raw_offset);
 	}
 	return -1;
 }

@@ -23,6 +23,7 @@ struct pe {
 	size_t len;
 	uint16_t machine;
 	int is_64;
+	uint32_t image_size;	/* SizeOfImage: the span it is loaded in */
 	unsigned int nr_sections;
 	struct pe_section *sections;
 	uint32_t export_rva, export_size;
@@ -46,6 +47,8 @@ void pe_close(struct pe *pe);
 
 /* The file offset of @rva in a section's file data, or -1. */
 int64_t pe_rva_to_offset(const struct pe *pe, uint64_t rva);
+/* The RVA of file offset @offset of a section's data, or -1. */
+int64_t pe_offset_to_rva(const struct pe *pe, uint64_t offset);
 /* Is the file offset inside an executable section's data? */
 int pe_offset_is_code(const struct pe *pe, uint64_t offset);
 /* One past the last byte of the executable section holding @offset. */
