@@ -145,6 +145,29 @@ C
 		expect_status "PDB at the path the image records" 0 "$tool" -o away.debug away/app.exe
 		[ "$(syms away.debug)" = "$(syms app.debug)" ] && ok "same symbols from there" ||
 			bad "symbols differ with the PDB at its recorded path"
+		# Wine's anonymous copy of it: named in a perf map, once
+		exec 8< <(sleep 60) # the copy's standard input: it waits on it
+		coproc WINECOPY { exec python3 "$here/winecopy.py" "$tmp/app.exe" 0x40000 <&8; }
+		read -r copy_base <&"${WINECOPY[0]}"
+		pm=/tmp/perf-$WINECOPY_PID.map
+		rm -f "$pm"
+		expect_status "--write-perf-map" 0 "$tool" --write-perf-map "$WINECOPY_PID"
+		text_rva=$(x86_64-w64-mingw32-objdump -h app.exe | awk '$2 == ".text" { print $4 }')
+		image_base=$(x86_64-w64-mingw32-objdump -p app.exe | awk '$1 == "ImageBase" { print $2 }')
+		off=$(awk '$1 == "pdb_static" { print $3 }' pdbutil | head -n 1)
+		want=$(printf '%x' $((0x$copy_base + 0x$text_rva - 0x$image_base + off)))
+		grep -q "^$want [0-9a-f]* pdb_static\$" "$pm" 2>/dev/null &&
+			ok "pdb_static at the copy's base + RVA, $want" ||
+			bad "perf map: $(grep pdb_static "$pm" 2>&1), expected $want"
+		lines=$(wc -l <"$pm")
+		expect_status "--write-perf-map again" 0 "$tool" --write-perf-map "$WINECOPY_PID"
+		[ "$(wc -l <"$pm")" = "$lines" ] && ok "nothing written twice" ||
+			bad "$(wc -l <"$pm") lines after a second run, $lines before"
+		exec 8<&-
+		kill "$WINECOPY_PID" 2>/dev/null
+		wait "$WINECOPY_PID" 2>/dev/null
+		rm -f "$pm"
+
 		sed 's/x \* 3 + 1/x * 5 + 2/' app.c >other.c
 		pdb_exe other.exe other.c
 		expect_status "--pdb of another build" 1 "$tool" --pdb other.pdb -o x.debug app.exe
