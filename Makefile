@@ -6,7 +6,7 @@ SCRIPTS := $(CURDIR)/scripts
 export BUILD
 
 .PHONY: all build deps prepare base patched check demo export reset clean \
-	fuzz asan bench series bisect-check
+	fuzz asan bench series bisect-check install
 
 all: build
 
@@ -32,6 +32,11 @@ check: build
 
 demo: build
 	@$(SCRIPTS)/demo.sh
+
+# make install [PREFIX=/usr/local] [DESTDIR=...]: the patched perf with its
+# docs, mkdebugelf with its man page.
+install: prepare
+	@PREFIX='$(PREFIX)' DESTDIR='$(DESTDIR)' $(SCRIPTS)/install.sh
 
 export:
 	@$(SCRIPTS)/export-series.sh

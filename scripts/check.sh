@@ -32,6 +32,7 @@ run shellcheck sh -c "cd '$TOP' && shellcheck -S warning scripts/*.sh bench/run.
 run checkpatch "$S/checkpatch.sh"
 run perf-test-new "$S/perf-test-new.sh"
 run demo "$S/demo.sh" --check
+run install sh -c "PREFIX='$BUILD/install-root' '$S/install.sh'"
 run parse-once "$S/parse-once.sh"
 run mkdebugelf sh -c "make -s -C '$TOP/mkdebugelf' O='$BUILD/mkdebugelf' all asan &&
 	'$TOP/mkdebugelf/tests/run.sh' '$BUILD/mkdebugelf/mkdebugelf' &&

@@ -13,8 +13,9 @@ python3-dev libbabeltrace2-dev libssl-dev systemtap-sdt-dev libpfm4-dev
 libcapstone-dev libdebuginfod-dev clang libclang-rt-14-dev llvm lld
 shellcheck codespell strace valgrind hyperfine time
 gcc-mingw-w64-x86-64-win32 binutils-mingw-w64-x86-64 util-linux procps"
-# Without its recommends (fonts, GUI): only for running a test program.
-PKGS_NORECOMMENDS="wine64"
+# Without their recommends (fonts, GUI, LaTeX): Wine only runs a test program,
+# asciidoc and xmlto build the man pages make install installs.
+PKGS_NORECOMMENDS="wine64 asciidoc-base xmlto docbook-xsl"
 [ $# -gt 0 ] && PKGS="$PKGS $*"
 
 missing='' missing_norec=''

@@ -58,6 +58,16 @@ python3 "$here/mkpe.py" aligned.dll --aligned
 expect_status "PE image, code on page boundaries" 0 "$tool" -o aligned.debug aligned.dll
 [ -s err.txt ] && bad "aligned code noted: $(cat err.txt)" || ok "aligned code: no note"
 
+# The man page documents every option --help lists, and the version
+"$tool" --help | grep -oE -- '--[a-z][a-z-]+' | sort -u | while read -r opt; do
+	grep -qF -- "$(printf '%s' "$opt" | sed 's/-/\\-/g')" "$here/../mkdebugelf.1" ||
+		echo "$opt"
+done >undocumented
+[ -s undocumented ] && bad "not in mkdebugelf.1: $(tr '\n' ' ' <undocumented)" ||
+	ok "mkdebugelf.1 documents every option of --help"
+grep -qF "mkdebugelf $("$tool" --version | awk '{ print $2 }')" "$here/../mkdebugelf.1" &&
+	ok "mkdebugelf.1 is of version $("$tool" --version)" || bad "mkdebugelf.1 is of another version"
+
 # Command lines that can't work say why.
 while IFS='|' read -r args want; do
 	# shellcheck disable=SC2086
