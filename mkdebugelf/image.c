@@ -352,8 +352,8 @@ int do_image(const char *image, const char *file, const struct opts *o,
 	if (sec)
 		fprintf(stderr, "%s: %s: section %s is at file offset %#x for RVA %#x, not "
 			"on a page boundary: Wine copies such code into anonymous memory, "
-			"where no debug file applies (perf names anonymous code only from "
-			"/tmp/perf-PID.map)\n", prog, image, sec->name, sec->raw_offset,
+			"where no debug file applies; run mkdebugelf --write-perf-map PID "
+			"while the program runs\n", prog, image, sec->name, sec->raw_offset,
 			sec->vaddr);
 	ret = 0;
 out:
