@@ -357,9 +357,7 @@ int do_image(const char *image, const char *file, const struct opts *o,
 			sec->vaddr);
 	ret = 0;
 out:
-	for (i = 0; i < s.nr; i++)
-		free(s.v[i].name);
-	free(s.v);
+	syms_free(&s);
 	free(path);
 	pe_close(&pe);
 	munmap((void *)buf, st.st_size);

@@ -227,8 +227,6 @@ out:
 	free(group);
 	free(r);
 	free(line);
-	for (i = 0; i < perf_map.nr; i++)
-		free(perf_map.v[i].name);
-	free(perf_map.v);
+	syms_free(&perf_map);
 	return ret;
 }
