@@ -165,6 +165,7 @@ struct name {
 	char s[MAX_NAME];
 	size_t len;
 	int unknown;			/* a part of it could not be resolved */
+	int il;				/* types as in parameters: ILASM's names */
 };
 
 struct method {
@@ -476,7 +477,7 @@ static void put_typedef(struct name *n, const struct md *md, uint32_t row, int d
 	}
 	if (outer) {
 		put_typedef(n, md, outer, depth + 1);
-		put(n, "+");
+		put(n, n->il ? "/" : "+");
 	} else {
 		put_namespace(n, md, md_get(md, T_TYPEDEF, row, 2));
 	}
@@ -493,8 +494,13 @@ static void put_typeref(struct name *n, const struct md *md, uint32_t row, int d
 	}
 	if ((scope & 3) == 3) {		/* nested in another TypeRef */
 		put_typeref(n, md, scope >> 2, depth + 1);
-		put(n, "+");
+		put(n, n->il ? "/" : "+");
 	} else {
+		if (n->il && (scope & 3) == 2) {	/* [Assembly]Ns.Type */
+			put(n, "[");
+			put_str(n, md, md_get(md, T_ASSEMBLYREF, scope >> 2, 6));
+			put(n, "]");
+		}
 		put_namespace(n, md, md_get(md, T_TYPEREF, row, 2));
 	}
 	put_str(n, md, md_get(md, T_TYPEREF, row, 1));
@@ -543,14 +549,35 @@ static const char *const prim[] = {
 	[0x18] = "System.IntPtr", [0x19] = "System.UIntPtr", [0x1c] = "System.Object",
 };
 
-static void put_method_sig(struct name *n, const struct md *md, struct cur *c, int depth)
-{
-	uint32_t i, nr;
+/* The same in parameters, as ILASM and the runtime's perf map spell them. */
+static const char *const il_prim[] = {
+	[0x01] = "void", [0x02] = "bool", [0x03] = "char", [0x04] = "int8", [0x05] = "uint8",
+	[0x06] = "int16", [0x07] = "uint16", [0x08] = "int32", [0x09] = "uint32",
+	[0x0a] = "int64", [0x0b] = "uint64", [0x0c] = "float32", [0x0d] = "float64",
+	[0x0e] = "string", [0x16] = "typedref", [0x18] = "native int", [0x19] = "native uint",
+	[0x1c] = "object",
+};
 
-	if (sig_byte(c) & 0x10)
+/*
+ * A MethodDefSig or MethodRefSig: "ret(params)", or with @fnptr in ILASM's
+ * spelling "ret *(params)"; without @ret, "(params)" only.
+ */
+static void put_method_sig(struct name *n, const struct md *md, struct cur *c, int depth,
+			   int ret)
+{
+	struct name skip = { .len = 0 };
+	uint32_t i, nr;
+	uint8_t conv;
+
+	conv = sig_byte(c);
+	if (conv & 0x10)
 		sig_uint(c);		/* generic parameter count */
 	nr = sig_uint(c);
-	put_type(n, md, c, depth);	/* return type */
+	if (ret && n->il && (conv & 0xf) == 9)
+		put(n, "unmanaged ");
+	put_type(ret ? n : &skip, md, c, depth);	/* return type */
+	if (ret && n->il)
+		put(n, " *");
 	put(n, "(");
 	for (i = 0; i < nr && !c->bad; i++) {
 		if (i)
@@ -580,7 +607,7 @@ static void put_type(struct name *n, const struct md *md, struct cur *c, int dep
 	if (c->bad)
 		return;
 	if (b < ARRAY_SIZE(prim) && prim[b]) {
-		put(n, prim[b]);
+		put(n, n->il ? il_prim[b] : prim[b]);
 		return;
 	}
 	switch (b) {
@@ -594,6 +621,8 @@ static void put_type(struct name *n, const struct md *md, struct cur *c, int dep
 		break;
 	case 0x11:			/* VALUETYPE */
 	case 0x12:			/* CLASS */
+		if (n->il)
+			put(n, b == 0x11 ? "valuetype " : "class ");
 		put_tdor(n, md, sig_uint(c), depth + 1);
 		break;
 	case 0x13:			/* VAR */
@@ -622,17 +651,17 @@ static void put_type(struct name *n, const struct md *md, struct cur *c, int dep
 	case 0x15:			/* GENERICINST type count args */
 		put_type(n, md, c, depth + 1);
 		nr = sig_uint(c);
-		put(n, "[");
+		put(n, n->il ? "<" : "[");
 		for (i = 0; i < nr && !c->bad; i++) {
 			if (i)
 				put(n, ",");
 			put_type(n, md, c, depth + 1);
 		}
-		put(n, "]");
+		put(n, n->il ? ">" : "]");
 		break;
 	case 0x1b:			/* FNPTR */
 		put(n, "method ");
-		put_method_sig(n, md, c, depth + 1);
+		put_method_sig(n, md, c, depth + 1, 1);
 		break;
 	case 0x1d:			/* SZARRAY */
 		put_type(n, md, c, depth + 1);
@@ -657,6 +686,31 @@ static void put_type(struct name *n, const struct md *md, struct cur *c, int dep
 	default:
 		c->bad = 1;
 	}
+}
+
+/*
+ * A method's parameters from its signature blob, as the runtime's perf map
+ * spells them: "(string,valuetype System.ReadOnlySpan`1<char>)", so that
+ * overloads differ as they do there. Nothing if the signature is unreadable.
+ */
+static void put_params(struct name *n, const struct md *md, uint32_t blob)
+{
+	struct name p = { .len = 0, .il = 1 };
+	uint32_t len;
+	struct cur c;
+
+	if (!md || !blob || blob >= md->blob_len)
+		return;
+	c = (struct cur){ md->p + md->blob_off + blob, md->p + md->blob_off + md->blob_len, 0 };
+	len = sig_uint(&c);
+	if (c.bad || len > (uint32_t)(c.end - c.p))
+		return;
+	c.end = c.p + len;
+	put_method_sig(&p, md, &c, 0, 0);
+	if (c.bad)
+		return;
+	put(n, p.s);
+	n->unknown |= p.unknown;
 }
 
 /* The method's own name, and its type's unless @owner says it. */
@@ -1034,6 +1088,7 @@ static int methoddef_entries(struct r2r *r, uint32_t rva)
 		if (nf_entry(r->pe, entry, &rf))
 			return -1;
 		put_methoddef(&n, &r->md, i + 1, 1);
+		put_params(&n, &r->md, md_get(&r->md, T_METHODDEF, i + 1, 4));
 		if (add_method(r, rf, &n))
 			return -1;
 		r->st->methods++;
@@ -1115,6 +1170,10 @@ static int instance_entry(struct r2r *r, uint32_t rva)
 	}
 	put(&n, inst.s);
 	n.unknown |= inst.unknown;
+	if (flags & MSIG_MEMBERREF)
+		put_params(&n, md, md_get(md, T_MEMBERREF, tok, 2));
+	else if (!(flags & MSIG_SLOT))
+		put_params(&n, md, md_get(md, T_METHODDEF, tok, 4));
 	if (add_method(r, rf, &n))
 		return -1;
 	r->st->instances++;

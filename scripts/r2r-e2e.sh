@@ -186,10 +186,12 @@ HOME=$out "$perf" inject --jit -i "$out/perf.data" -o "$out/perf.jit.data" 2>"$o
 	2>/dev/null | sed 's/^ *//' >"$out/ours.txt"
 HOME=$out "$perf" script -i "$out/perf.jit.data" -F time,ip,dso,sym,symoff 2>/dev/null |
 	sed 's/^ *//' >"$out/jit.txt"
-python3 - "$out" "$fw" <<'PY' >"$out/compare.txt" || die "comparison failed"
-import re, sys, collections
+python3 - "$out" "$fw" "$TOP/scripts" <<'PY' >"$out/compare.txt" || die "comparison failed"
+import re, subprocess, sys, collections
 out, fw = sys.argv[1], sys.argv[2]
-line = re.compile(r'^(\S+):\s+([0-9a-f]+)\s+(.*?)\s+\((.*)\)$')
+sys.path.insert(0, sys.argv[3])
+from r2r_names import runtime_name, our_name
+line = re.compile(r'^(\S+):\s+([0-9a-f]+)\s+(.*?)\s+\(([^()]*)\)$')
 def load(path):
     d = {}
     for l in open(path):
@@ -200,15 +202,18 @@ def load(path):
             d[(m.group(1), m.group(2))] = (sym, m.group(4), off)
     return d
 ours, jit = load(out + '/ours.txt'), load(out + '/jit.txt')
-def runtime_name(s):
-    # "ret [Assembly] Ns.Type[inst]::Method(params)[PreJIT]" -> Ns.Type[inst]::Method
-    m = re.search(r'\[[^\]\s]+\] (.*?::[^(]*)\(', s)
-    return m.group(1) if m else None
-def our_name(s):
-    # our spelling: a "#N" for overloads, <args> of generic methods
-    s = re.sub(r'#\d+$', '', s)
-    return re.sub(r'<[^<>]*(<[^<>]*>[^<>]*)*>$', '', s)
-total = named = same = same_off = jit_named = overload = minst = tinst = 0
+heads = {}
+def overloaded(dso, name):
+    # whether our debug file for @dso has other methods of this name
+    if dso not in heads:
+        heads[dso] = collections.Counter()
+        elf = out + '/symfs/usr/lib/debug' + dso + '.debug'
+        for l in subprocess.run(['readelf', '-sW', elf], capture_output=True, text=True).stdout.splitlines():
+            f = l.split()
+            if len(f) >= 8 and f[3] == 'FUNC':
+                heads[dso][our_name(' '.join(f[7:])).split('(')[0]] += 1
+    return heads[dso][name.split('(')[0]] > 1
+total = named = same = same_off = jit_named = overload = params = minst = tinst = 0
 diff = collections.Counter()
 for k, (sym, dso, off) in ours.items():
     if not dso.startswith(fw + '/') or not dso.endswith('.dll'):
@@ -227,22 +232,25 @@ for k, (sym, dso, off) in ours.items():
         same_off += off is not None and off == j[2]
         overload += bool(re.search(r'#\d+$', sym))
         minst += re.sub(r'#\d+$', '', sym) != our_name(sym)
-        tinst += '[' in jn
+        params += overloaded(dso, jn)
+        tinst += '[' in jn.split('::')[0]
     else:
         diff[(our_name(sym), jn)] += 1
-print(total, named, jit_named, same, same_off, overload, minst, tinst)
+print(total, named, jit_named, same, same_off, overload, params, minst, tinst)
 for (a, b), n in diff.most_common(20):
     print('DIFF', n, a, '|', b, file=sys.stderr)
 PY
-read -r total named jit_named same same_off overload minst tinst <"$out/compare.txt"
+read -r total named jit_named same same_off overload params minst tinst <"$out/compare.txt"
 
 # 4. Method by method: each R2R method the runtime logged (its jitdump code
 # load: address and size of the whole method, funclets included), at the
 # file offset of its image's mapping, against our symbol there.
 "$perf" script -i "$out/perf.data" --show-mmap-events 2>/dev/null | grep 'PERF_RECORD_MMAP' >"$out/mmaps.txt" || true
-python3 - "$out" "$fw" <<'PY' >"$out/ranges.txt" || die "range comparison failed"
+python3 - "$out" "$fw" "$TOP/scripts" <<'PY' >"$out/ranges.txt" || die "range comparison failed"
 import glob, re, struct, subprocess, sys
 out, fw = sys.argv[1], sys.argv[2]
+sys.path.insert(0, sys.argv[3])
+from r2r_names import runtime_name, our_name
 maps = []
 for l in open(out + '/mmaps.txt'):
     m = re.search(r'\[(0x[0-9a-f]+)\((0x[0-9a-f]+)\) @ (0x[0-9a-f]+|0) .*\]: (\S+) (\S+)$', l)
@@ -256,9 +264,9 @@ def debug_syms(dll):
         for l in subprocess.run(['readelf', '-sW', elf], capture_output=True, text=True).stdout.splitlines():
             f = l.split()
             if len(f) >= 8 and f[3] == 'FUNC':
-                syms[dll].setdefault(int(f[1], 16), []).append(int(f[2]))
+                syms[dll].setdefault(int(f[1], 16), []).append((int(f[2]), our_name(' '.join(f[7:]))))
     return syms[dll]
-logged = in_image = start = size = 0
+logged = in_image = start = size = same_name = 0
 for dump in glob.glob(out + '/jit/jit-*.dump'):
     d = open(dump, 'rb').read()
     pos = struct.unpack_from('<I', d, 8)[0]
@@ -274,21 +282,22 @@ for dump in glob.glob(out + '/jit/jit-*.dump'):
                 for s, ln, pgoff, dll in maps:
                     if s <= addr < s + ln:
                         in_image += 1
-                        sizes = debug_syms(dll).get(addr - s + pgoff)
-                        if sizes:
+                        ours = debug_syms(dll).get(addr - s + pgoff)
+                        if ours:
                             start += 1
-                            size += csize in sizes
+                            size += csize in [z for z, _ in ours]
+                            same_name += runtime_name(name) in [n for _, n in ours]
                         break
         pos += rsize
-print(logged, in_image, start, size)
+print(logged, in_image, start, size, same_name)
 PY
-read -r logged in_image at_start same_size <"$out/ranges.txt"
+read -r logged in_image at_start same_size same_name <"$out/ranges.txt"
 [ "$total" -gt 0 ] || die "no samples in the framework's R2R images"
 pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b ? 100 * a / b : 0 }'; }
 note "$total samples in the framework's R2R images: $named named by stock perf with the debug files ($(pct "$named" "$total")%)"
 note "the jitdump names $jit_named of them; the same name for $same ($(pct "$same" "$jit_named")%), and at the same offset into it for $same_off ($(pct "$same_off" "$jit_named")%)"
-note "spelling allowed to differ: the runtime's return type, [assembly] and (parameters); our #N of overloads ($overload samples) and <type arguments> of generic methods ($minst samples); type instantiations spelled alike ($tinst samples)"
-note "the runtime logged $logged R2R methods, $in_image in the framework's images: $at_start start where a symbol of ours does, $same_size of the same size (body and funclets)"
+note "spelling allowed to differ: the runtime's return type, [assembly] and [tier]; our #N where the parameters don't tell methods apart ($overload samples) and <type arguments> of generic methods ($minst samples); parameters spelled alike ($params samples in overloaded methods), type instantiations too ($tinst samples)"
+note "the runtime logged $logged R2R methods, $in_image in the framework's images: $at_start start where a symbol of ours does, $same_size of the same size (body and funclets), $same_name of the same name and parameters"
 
 # 5. crossgen2's own map of an image it compiles (the app, published
 # ReadyToRun with its symbols): each method's RVA, size and name, against
@@ -298,8 +307,10 @@ if DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 dotnet publish -c Release -r li
 	-o "$app/r2r" "$app" >"$out/publish.log" 2>&1 && [ -s "$app/r2r/app.ni.r2rmap" ]; then
 	"$tool" -o "$out/app.debug" "$app/r2r/app.dll" >"$out/app-debug.txt" 2>&1 ||
 		die "mkdebugelf on the app: $(head -n 1 "$out/app-debug.txt")"
-	python3 - "$app/r2r/app.dll" "$app/r2r/app.ni.r2rmap" "$out/app.debug" <<'PY' >"$out/crossgen2.txt" ||
+	python3 - "$app/r2r/app.dll" "$app/r2r/app.ni.r2rmap" "$out/app.debug" "$TOP/scripts" <<'PY' >"$out/crossgen2.txt" ||
 import re, struct, subprocess, sys
+sys.path.insert(0, sys.argv[4])
+from r2r_names import our_name
 d = open(sys.argv[1], 'rb').read()
 pe = struct.unpack_from('<I', d, 0x3c)[0]
 nsec, optsize = struct.unpack_from('<H', d, pe + 6)[0], struct.unpack_from('<H', d, pe + 20)[0]
@@ -310,8 +321,8 @@ ours = {}
 for l in subprocess.run(['readelf', '-sW', sys.argv[3]], capture_output=True, text=True).stdout.splitlines():
     f = l.split()
     if len(f) >= 8 and f[3] == 'FUNC':
-        name = re.sub(r'#\d+$', '', f[7])
-        ours[int(f[1], 16)] = (int(f[2]), re.sub(r'<[^<>]*(<[^<>]*>[^<>]*)*>$', '', name))
+        # crossgen2 spells parameters its own way: Type::Method only
+        ours[int(f[1], 16)] = (int(f[2]), our_name(' '.join(f[7:])).split('(')[0])
 n = same = 0
 for l in open(sys.argv[2]):
     rva, size, name = l.rstrip('\n').split(' ', 2)
@@ -339,7 +350,8 @@ fi
 note "took $(($(date +%s) - start)) s"
 awk -v n="$named" -v t="$total" 'BEGIN { exit !(n >= 0.95 * t) }' ||
 	die "only $(pct "$named" "$total")% of the samples in R2R images named"
-[ "$in_image" -gt 0 ] && [ "$at_start" = "$in_image" ] && [ "$same_size" = "$in_image" ] ||
-	die "of $in_image R2R methods the runtime logged, $at_start start at a symbol, $same_size of its size"
+[ "$in_image" -gt 0 ] && [ "$at_start" = "$in_image" ] && [ "$same_size" = "$in_image" ] &&
+	[ "$same_name" = "$in_image" ] ||
+	die "of $in_image R2R methods the runtime logged, $at_start start at a symbol, $same_size of its size, $same_name of its name"
 awk -v s="$same_off" -v j="$jit_named" 'BEGIN { exit !(j > 0 && s >= 0.99 * j) }' ||
 	die "only $(pct "$same_off" "$jit_named")% the same name and offset as the jitdump's"

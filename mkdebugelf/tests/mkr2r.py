@@ -104,10 +104,16 @@ def metadata(other=False):
     """Our metadata, or with @other that of assembly Other: type Other.Lib,
     methods A, B, C and Far."""
     strings = bytearray(b"\0")
+    blob = bytearray(b"\0")
 
     def s(name):
         off = len(strings)
         strings.extend(name.encode() + b"\0")
+        return off
+
+    def sig(data):
+        off = len(blob)
+        blob.extend(ecma_uint(len(data)) + data)
         return off
 
     tables = {}
@@ -117,24 +123,36 @@ def metadata(other=False):
                         struct.pack("<IHHHHH", 0, s("Lib"), s("Other"), 0, 1, 1)]
         tables[0x06] = [struct.pack("<IHHHHH", 0, 0, 0, s(n), 0, 1)
                         for n in ("A", "B", "C", "Far")]
-        return streams(tables, strings)
+        return streams(tables, strings, blob)
     tables[0x00] = [struct.pack("<HHHHH", 0, s("app.dll"), 0, 0, 0)]
-    tables[0x01] = [struct.pack("<HHH", 0, s("Foo"), s("System.Text"))]
+    # TypeRef: resolution scope (AssemblyRef 1), name, namespace
+    tables[0x01] = [struct.pack("<HHH", 1 << 2 | 2, s("Foo"), s("System.Text"))]
     # TypeDef: flags, name, namespace, extends, field list, method list
     tables[0x02] = [struct.pack("<IHHHHH", 0, s("<Module>"), 0, 0, 1, 1),
                     struct.pack("<IHHHHH", 0, s("Program"), s("App"), 0, 1, 1),
                     struct.pack("<IHHHHH", 0, s("Inner"), 0, 0, 1, 5),
                     struct.pack("<IHHHHH", 0, s("Box`1"), s("App"), 0, 1, 6)]
-    # MethodDef: RVA, impl flags, flags, name, signature, param list
-    tables[0x06] = [struct.pack("<IHHHHH", 0, 0, 0, s(n), 0, 1)
-                    for n in ("Main", "Work", "Work", "Generic", "Run", "Get")]
+    # MethodDef: RVA, impl flags, flags, name, signature, param list.
+    # Signatures: calling convention, [generic count], count, return, params.
+    sigs = [
+        b"\x00\x00\x01",                   # void Main()
+        b"\x00\x01\x01\x08",               # void Work(int32)
+        b"\x20\x02\x01\x1d\x0e\x10\x08",    # instance void Work(string[], int32&)
+        b"\x10\x01\x01\x01\x1e\x00",         # void Generic<T>(!!0)
+        # void Run(valuetype Foo<char>, method void *(uint8*)): a TypeRef
+        # in an instantiation, a function pointer
+        b"\x00\x02\x01\x15\x11\x05\x01\x03\x1b\x00\x01\x01\x0f\x05",
+        b"\x20\x00\x13\x00",               # instance !0 Get()
+    ]
+    tables[0x06] = [struct.pack("<IHHHHH", 0, 0, 0, s(n), sig(g), 1)
+                    for n, g in zip(("Main", "Work", "Work", "Generic", "Run", "Get"), sigs)]
     tables[0x29] = [struct.pack("<HH", 3, 2)]      # Inner nested in Program
     # AssemblyRef 1: Other (version, flags, public key, name, culture, hash)
     tables[0x23] = [struct.pack("<HHHHIHHHH", 1, 0, 0, 0, 0, 0, s("Other"), 0, 0)]
-    return streams(tables, strings)
+    return streams(tables, strings, blob)
 
 
-def streams(tables, strings):
+def streams(tables, strings, blob):
     """The metadata root and its streams: #~, #Strings, #Blob."""
     valid = sum(1 << t for t in tables)
     tilde = struct.pack("<IBBBBQQ", 0, 2, 0, 0, 1, valid, 0)
@@ -146,9 +164,10 @@ def streams(tables, strings):
         tilde += b"\0"
     while len(strings) % 4:
         strings.append(0)
-    blob = b"\0\0\0\0"
+    while len(blob) % 4:
+        blob.append(0)
     version = b"v4.0.30319\0\0"
-    streams = [(b"#~", tilde), (b"#Strings", bytes(strings)), (b"#Blob", blob)]
+    streams = [(b"#~", tilde), (b"#Strings", bytes(strings)), (b"#Blob", bytes(blob))]
     hdr_len = 16 + len(version) + 4
     for name, _ in streams:
         hdr_len += 8 + (len(name) + 4) // 4 * 4

@@ -18,7 +18,10 @@ bad() { echo "  FAIL: $*"; fails=$((fails + 1)); }
 
 # syms FILE: "offset size name" of each function symbol, hex offsets.
 syms() {
-	readelf -sW "$1" | awk '$4 == "FUNC" { v = $2; sub(/^0+/, "", v); print (v == "" ? "0" : v), $3, $8 }'
+	# names may hold blanks: "Ns.Type::Method(valuetype Ns.Span`1<char>)"
+	readelf -sW "$1" | awk '$4 == "FUNC" { v = $2; sub(/^0+/, "", v); n = $8
+		for (i = 9; i <= NF; i++) n = n " " $i
+		print (v == "" ? "0" : v), $3, n }'
 }
 
 # expect_status WHAT STATUS COMMAND...: exit status STATUS, and no signal.
@@ -262,19 +265,21 @@ python3 "$here/mkr2r.py" r2r.dll
 expect_status "ReadyToRun image" 0 "$tool" -o r2r.debug r2r.dll
 grep -q 'ReadyToRun 16.0 image for Linux: 4 methods, 4 generic instantiations (1 not fully named, 0 from other assemblies), 9 of 9 runtime functions in them' out.txt &&
 	ok "picked the R2R reader, counted its entries" || bad "R2R summary: $(cat out.txt)"
-r2r_sym() { syms r2r.debug | awk -v n="$1" '$3 == n { print $1, $2 }'; }
+r2r_sym() { syms r2r.debug | awk -v n="$1" 'substr($0, length($1 $2) + 3) == n { print $1, $2 }'; }
 expect_sym() { # WHAT NAME "OFFSET SIZE"
 	local got
 	got=$(r2r_sym "$2")
 	[ "$got" = "$3" ] && ok "$1: $2 at $3" || bad "$1: $2 at '${got:-nothing}', expected $3"
 }
-expect_sym "METHODDEF_ENTRYPOINTS, RUNTIME_FUNCTIONS at file offsets" "App.Program::Main" "400 32"
-expect_sym "a method with a funclet covers both" "App.Program::Work" "440 96"
-expect_sym "an entry with fixups, an overload" "App.Program::Work#2" "4c0 16"
-expect_sym "NestedClass" "App.Program+Inner::Run" "500 64"
-expect_sym "INSTANCE_METHOD_ENTRYPOINTS, owner type" 'App.Box`1[System.__Canon]::Get' "540 32"
-expect_sym "INSTANCE_METHOD_ENTRYPOINTS, method instantiation" "App.Program::Generic<System.Int32>" "580 32"
-expect_sym "TypeRef in an instantiation" "App.Program::Generic<System.Text.Foo>" "5a0 32"
+expect_sym "METHODDEF_ENTRYPOINTS, RUNTIME_FUNCTIONS at file offsets" "App.Program::Main()" "400 32"
+expect_sym "a method with a funclet covers both" "App.Program::Work(int32)" "440 96"
+expect_sym "an entry with fixups, an overload told apart by its parameters" \
+	"App.Program::Work(string[],int32&)" "4c0 16"
+expect_sym "NestedClass; parameters: [assembly] of a TypeRef, instantiation, function pointer" \
+	"App.Program+Inner::Run(valuetype [Other]System.Text.Foo<char>,method void *(uint8*))" "500 64"
+expect_sym "INSTANCE_METHOD_ENTRYPOINTS, owner type" 'App.Box`1[System.__Canon]::Get()' "540 32"
+expect_sym "INSTANCE_METHOD_ENTRYPOINTS, method instantiation" "App.Program::Generic<System.Int32>(!!0)" "580 32"
+expect_sym "TypeRef in an instantiation" "App.Program::Generic<System.Text.Foo>(!!0)" "5a0 32"
 expect_sym "a method of another assembly, not beside it: unnamed" "?::?<System.Int32>" "5c0 32"
 expect_sym "DELAYLOAD_METHODCALL_THUNKS" "ReadyToRun::DelayLoadMethodCallThunks" "600 64"
 [ "$(syms r2r.debug | wc -l)" = 9 ] && ok "9 symbols, one a method or the thunks" ||
@@ -284,8 +289,8 @@ readelf -h r2r.debug | grep -q 'Advanced Micro Devices X86-64' && ok "x86_64 fro
 
 python3 "$here/mkr2r.py" hc.dll --hot-cold
 expect_status "HOT_COLD_MAP" 0 "$tool" -o hc.debug hc.dll
-[ "$(syms hc.debug | grep 'App.Program::Main')" = "400 32 App.Program::Main
-700 32 App.Program::Main#2" ] && ok "a cold part named as its hot part" ||
+[ "$(syms hc.debug | grep 'App.Program::Main')" = "400 32 App.Program::Main()
+700 32 App.Program::Main()#2" ] && ok "a cold part named as its hot part" ||
 	{ bad "cold part:"; syms hc.debug; }
 python3 "$here/mkr2r.py" sentinel.dll --sentinel
 expect_status "RUNTIME_FUNCTIONS ending with a sentinel" 0 "$tool" -o s.debug sentinel.dll
@@ -396,7 +401,7 @@ PY
 		grep -q " $nr of $nr runtime functions in them" out.txt &&
 			ok "$a: all $nr runtime functions in a method's code" ||
 			bad "$a: the image has $nr runtime functions: $(cat out.txt)"
-		syms real.debug | awk '{ print $3 }' >"names-$a.txt"
+		syms real.debug | cut -d ' ' -f 3- >"names-$a.txt"
 	done
 	mkdir -p srm
 	cat >srm/srm.csproj <<'X'
@@ -408,24 +413,71 @@ PY
 </Project>
 X
 	cat >srm/Program.cs <<'X'
-// Every MethodDef of an assembly as Namespace.Outer+Inner::Method, by
-// System.Reflection.Metadata.
+// Every MethodDef of an assembly as Namespace.Outer+Inner::Method(params),
+// the parameters in ILASM's names as the runtime's perf map spells them, by
+// System.Reflection.Metadata's signature decoder.
 using System;
+using System.Collections.Immutable;
 using System.IO;
+using System.Linq;
 using System.Reflection.Metadata;
 using System.Reflection.PortableExecutable;
+
+class Il : ISignatureTypeProvider<string, object>
+{
+    public string GetPrimitiveType(PrimitiveTypeCode c) => c switch {
+        PrimitiveTypeCode.Void => "void", PrimitiveTypeCode.Boolean => "bool",
+        PrimitiveTypeCode.Char => "char", PrimitiveTypeCode.SByte => "int8",
+        PrimitiveTypeCode.Byte => "uint8", PrimitiveTypeCode.Int16 => "int16",
+        PrimitiveTypeCode.UInt16 => "uint16", PrimitiveTypeCode.Int32 => "int32",
+        PrimitiveTypeCode.UInt32 => "uint32", PrimitiveTypeCode.Int64 => "int64",
+        PrimitiveTypeCode.UInt64 => "uint64", PrimitiveTypeCode.Single => "float32",
+        PrimitiveTypeCode.Double => "float64", PrimitiveTypeCode.String => "string",
+        PrimitiveTypeCode.TypedReference => "typedref", PrimitiveTypeCode.IntPtr => "native int",
+        PrimitiveTypeCode.UIntPtr => "native uint", _ => "object" };
+    static string Kind(byte k) => k == (byte)SignatureTypeKind.ValueType ? "valuetype " : "class ";
+    public string GetTypeFromDefinition(MetadataReader r, TypeDefinitionHandle h, byte k) =>
+        Kind(k) + Program.TypeName(h, "/");
+    public string GetTypeFromReference(MetadataReader r, TypeReferenceHandle h, byte k) =>
+        Kind(k) + RefName(r, h);
+    static string RefName(MetadataReader r, TypeReferenceHandle h)
+    {
+        var t = r.GetTypeReference(h);
+        var name = r.GetString(t.Name);
+        if (t.ResolutionScope.Kind == HandleKind.TypeReference)
+            return RefName(r, (TypeReferenceHandle)t.ResolutionScope) + "/" + name;
+        var ns = r.GetString(t.Namespace);
+        var asm = t.ResolutionScope.Kind == HandleKind.AssemblyReference ?
+            "[" + r.GetString(r.GetAssemblyReference((AssemblyReferenceHandle)t.ResolutionScope).Name) + "]" : "";
+        return asm + (ns.Length > 0 ? ns + "." + name : name);
+    }
+    public string GetTypeFromSpecification(MetadataReader r, object c, TypeSpecificationHandle h, byte k) =>
+        r.GetTypeSpecification(h).DecodeSignature(this, c);
+    public string GetSZArrayType(string e) => e + "[]";
+    public string GetArrayType(string e, ArrayShape s) => e + "[" + new string(',', s.Rank - 1) + "]";
+    public string GetByReferenceType(string e) => e + "&";
+    public string GetPointerType(string e) => e + "*";
+    public string GetPinnedType(string e) => e;
+    public string GetModifiedType(string m, string u, bool req) => u;
+    public string GetGenericInstantiation(string g, ImmutableArray<string> a) => g + "<" + string.Join(",", a) + ">";
+    public string GetGenericTypeParameter(object c, int i) => "!" + i;
+    public string GetGenericMethodParameter(object c, int i) => "!!" + i;
+    public string GetFunctionPointerType(MethodSignature<string> s) => "method " +
+        (s.Header.CallingConvention == SignatureCallingConvention.Unmanaged ? "unmanaged " : "") +
+        s.ReturnType + " *(" + string.Join(",", s.ParameterTypes) + ")";
+}
 
 class Program
 {
     static MetadataReader md;
 
-    static string TypeName(TypeDefinitionHandle h)
+    public static string TypeName(TypeDefinitionHandle h, string sep = "+")
     {
         var t = md.GetTypeDefinition(h);
         var name = md.GetString(t.Name);
         var outer = t.GetDeclaringType();
         if (!outer.IsNil)
-            return TypeName(outer) + "+" + name;
+            return TypeName(outer, sep) + sep + name;
         var ns = md.GetString(t.Namespace);
         return ns.Length > 0 ? ns + "." + name : name;
     }
@@ -436,7 +488,9 @@ class Program
         md = pe.GetMetadataReader();
         foreach (var h in md.MethodDefinitions) {
             var m = md.GetMethodDefinition(h);
-            Console.WriteLine(TypeName(m.GetDeclaringType()) + "::" + md.GetString(m.Name));
+            var sig = m.DecodeSignature(new Il(), null);
+            Console.WriteLine(TypeName(m.GetDeclaringType()) + "::" + md.GetString(m.Name) +
+                              "(" + string.Join(",", sig.ParameterTypes) + ")");
         }
     }
 }
@@ -453,10 +507,15 @@ import collections, re, sys
 ours = [l.strip() for l in open(sys.argv[1])]
 ours = [n for n in ours if n != 'ReadyToRun::DelayLoadMethodCallThunks']
 ref = collections.Counter(l.strip() for l in open(sys.argv[2]))
+def split(s):
+    # Type::Method(params) -> Type::Method, (params)
+    i = s.find('(', s.rfind('::', 0, s.find('(') if '(' in s else len(s)))
+    return (s[:i], s[i:]) if i >= 0 else (s, '')
 def strip(s):
-    # Type[args]::Method<args>#N -> Type::Method; a method's own name may
-    # hold <>, as explicit implementations do: Ns.IEnumerable<T>.GetEnumerator
-    s = re.sub(r'#\d+$', '', s)
+    # Type[args]::Method<args>(params)#N -> Type::Method(params); a method's
+    # own name may hold <>, as explicit implementations do:
+    # Ns.IEnumerable<T>.GetEnumerator
+    s, params = split(re.sub(r'#\d+$', '', s))
     if s.endswith('>'):
         depth = 0
         for i in range(len(s) - 1, -1, -1):
@@ -468,9 +527,9 @@ def strip(s):
     while True:
         u = re.sub(r'\[[^\[\]]*\]', '', t)
         if u == t:
-            return t + '::' + m
+            return t + '::' + m + params
         t = u
-plain = collections.Counter(n for n in ours if not re.search(r'[\[<]', n.split('::')[-1]) and '[' not in n)
+plain = collections.Counter(n for n in ours if not re.search(r'[\[<]', split(n)[0]))
 missing = [n for n in ours if strip(n) not in ref]
 extra = [n for n, c in plain.items() if re.sub(r'#\d+$', '', n) == n and
          sum(v for k, v in plain.items() if re.sub(r'#\d+$', '', k) == n) > ref[n]]
@@ -478,7 +537,7 @@ print(len(ours), len(missing), len(extra), (missing + extra + [''])[0])
 PY
 			read -r total missing extra example <check.txt
 			[ "$total" -gt 100 ] && [ "$missing" = 0 ] && [ "$extra" = 0 ] &&
-				ok "$a: $total names, each a MethodDef's in System.Reflection.Metadata" ||
+				ok "$a: $total names, each a MethodDef's with its parameters in System.Reflection.Metadata" ||
 				bad "$a: $missing of $total names not a MethodDef's, $extra too many overloads: $example"
 		done
 	fi
