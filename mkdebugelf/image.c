@@ -36,6 +36,63 @@ int mkdir_parents(char *path)
 	return 0;
 }
 
+/*
+ * --symfs DIR: perf report --symfs DIR looks for every object under DIR, so
+ * make the rest of / visible there. Each directory from DIR down to the one
+ * debug file @file goes in is a real one (a link made before is replaced),
+ * and the entries of the same directory of / that it lacks are linked.
+ * System libraries, their debug files and the kernel keep their names.
+ */
+static int symfs_dirs(const char *root, const char *file)
+{
+	char dir[PATH_MAX], link[PATH_MAX], target[PATH_MAX];
+	const char *q, *rel, *next, *base = strrchr(file, '/') + 1;
+	size_t len = strlen(root), nlen;
+	struct dirent *e;
+	struct stat st;
+	ssize_t t;
+	DIR *d;
+
+	if (snprintf(dir, sizeof(dir), "%s/", root) >= (int)sizeof(dir) || mkdir_parents(dir))
+		return -1;
+	for (q = file + len; q; q = q + 1 < base ? strchr(q + 1, '/') : NULL) {
+		snprintf(dir, sizeof(dir), "%.*s", (int)(q - file), file);
+		rel = dir + len;
+		if (*rel) {
+			t = readlink(dir, target, sizeof(target) - 1);
+			if (t >= 0 && (target[t] = '\0', !strcmp(target, rel)) && unlink(dir))
+				goto fail;
+			if (mkdir(dir, 0755) && errno != EEXIST)
+				goto fail;
+		}
+		d = opendir(*rel ? rel : "/");
+		if (!d)
+			continue;
+		/* not the next directory down, or the debug file: those are made */
+		next = q + 1;
+		nlen = strcspn(next, "/");
+		while ((e = readdir(d))) {
+			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
+			    (strlen(e->d_name) == nlen && !strncmp(e->d_name, next, nlen)))
+				continue;
+			if (snprintf(link, sizeof(link), "%s/%s", dir, e->d_name) >=
+			    (int)sizeof(link) || snprintf(target, sizeof(target), "%s/%s", rel,
+			    e->d_name) >= (int)sizeof(target) || !lstat(link, &st))
+				continue;
+			if (symlink(target, link) && errno != EEXIST) {
+				closedir(d);
+				strcpy(dir, link);
+				goto fail;
+			}
+		}
+		closedir(d);
+	}
+	return 0;
+fail:
+	fprintf(stderr, "%s: cannot make %s: %s\n", prog, dir, strerror(errno));
+	return -1;
+}
+
 /* The assemblies a ReadyToRun image refers to: NAME.dll beside it. */
 struct refs {
 	const char *dir;
@@ -335,7 +392,7 @@ int do_image(const char *image, const char *file, const struct opts *o,
 
 	if (o->install) {
 		if (asprintf(&path, "%s/usr/lib/debug%s.debug", o->root ? o->root : "",
-			     image) < 0 || mkdir_parents(path))
+			     image) < 0 || (o->symfs ? symfs_dirs(o->root, path) : mkdir_parents(path)))
 			goto out;
 		out = path;
 	}

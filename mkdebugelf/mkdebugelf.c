@@ -26,8 +26,8 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 "usage: %s [options] IMAGE\n"
-"       %s --pid PID --install [--root DIR] [--map FILE]\n"
-"       %s --install [--root DIR] DIRECTORY\n"
+"       %s --pid PID --install [--root DIR | --symfs DIR] [--map FILE]\n"
+"       %s --install [--root DIR | --symfs DIR] DIRECTORY\n"
 "       %s --write-perf-map PID [--pdb FILE]\n"
 "Write an ELF debug file naming the code in IMAGE at its file offsets, which\n"
 "perf reads for samples in IMAGE, whatever address it is mapped at.\n"
@@ -49,6 +49,9 @@ static void usage(FILE *f)
 "                    IMAGE may be a directory: each image in it (e.g. a .NET\n"
 "                    shared framework), what isn't one skipped\n"
 "  --root DIR        with --install: under DIR, for 'perf report --symfs DIR'\n"
+"                    (perf then looks for every object there)\n"
+"  --symfs DIR       --root DIR, and link into DIR what else is in /, so that\n"
+"                    'perf report --symfs DIR' keeps every other object's names\n"
 "Other:\n"
 "  -m, --machine M   x86_64, i386, aarch64 or arm, for non-PE images\n"
 "                    (default: this machine's)\n"
@@ -82,7 +85,7 @@ static const char *cmdline_error(const struct opts *o, int nr_args, long pid)
 	if (!o->out && !o->install)
 		return "where to write it? give -o OUT or --install";
 	if (o->root && !o->install)
-		return "--root goes with --install";
+		return o->symfs ? "--symfs goes with --install" : "--root goes with --install";
 	if ((o->rva || o->no_pe) && (!o->map || pid))
 		return "--rva and --no-pe go with --map and an IMAGE";
 	return NULL;
@@ -99,6 +102,7 @@ int main(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "install", no_argument, NULL, 'i' },
 		{ "root", required_argument, NULL, 'R' },
+		{ "symfs", required_argument, NULL, 'S' },
 		{ "machine", required_argument, NULL, 'm' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -129,7 +133,15 @@ int main(int argc, char **argv)
 			break;
 		case 'o': o.out = optarg; break;
 		case 'i': o.install = 1; break;
-		case 'R': o.root = optarg; break;
+		case 'R':
+		case 'S':
+			if (o.root) {
+				fprintf(stderr, "%s: --root and --symfs: give one of them\n", prog);
+				return 2;
+			}
+			o.root = optarg;
+			o.symfs = c == 'S';
+			break;
 		case 'm': o.machine = optarg; break;
 		case 'v': o.verbose = 1; break;
 		case 'q': o.quiet = 1; break;

@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include "pe.h"
 
-#define MKDEBUGELF_VERSION "0.4"
+#define MKDEBUGELF_VERSION "0.5"
 
 extern const char *prog;
 
@@ -47,6 +47,7 @@ int write_elf(const char *out, const struct syms *s, int em, int class);
 struct opts {
 	const char *map, *out, *root, *machine, *pdb;
 	int rva, no_pe, install, verbose;
+	int symfs;		/* --symfs: root, the rest of / linked in */
 	int quiet;		/* -q, kept for a directory only */
 	int in_dir;		/* one image of a directory: skip what isn't one */
 	long write_pid;		/* --write-perf-map */

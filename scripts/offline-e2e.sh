@@ -43,8 +43,10 @@ done
 # The workload's layout: three 0x100 byte functions from file offset 0x1000.
 printf '1000 100 mapimage_one\n1100 100 mapimage_two\n1200 100 mapimage_four\n' >"$out/app.map"
 "$tool" --map "$out/app.map" --install --root "$out/symfs" "$out/app.img"
+"$tool" --map "$out/app.map" --install --symfs "$out/linked" "$out/app.img" >/dev/null ||
+	die "mkdebugelf --symfs failed"
 
-for symfs in symfs live-symfs; do
+for symfs in symfs live-symfs linked; do
 	for v in base patched; do
 		report=$out/report-$symfs-$v.txt
 		"$BUILD/$v/perf" report -i "$out/perf.data" --symfs "$out/$symfs" --stdio -q \
@@ -61,3 +63,21 @@ for symfs in symfs live-symfs; do
 		note "$symfs: $v perf names every app.img sample of both processes"
 	done
 done
+
+# perf report --symfs DIR looks for every object under DIR: with --root DIR,
+# the workload's other objects (perf itself, libc, ld.so) lose their names;
+# --symfs DIR links the rest of / into DIR and keeps them.
+for symfs in none symfs linked; do
+	opt=()
+	# with a symfs, perf reads no kallsyms unless told: name it as a user would
+	[ "$symfs" = none ] || opt=(--symfs "$out/$symfs" --kallsyms /proc/kallsyms)
+	"$BUILD/base/perf" report -i "$out/perf.data" "${opt[@]}" --stdio -q --sort dso,sym \
+		2>/dev/null | grep -v 'app\.img' | sort >"$out/others-$symfs.txt"
+done
+named=$(grep -cv '\] 0x' "$out/others-none.txt" || true)
+lost=$(comm -23 "$out/others-none.txt" "$out/others-symfs.txt" | grep -cv '\] 0x' || true)
+[ "$named" -gt 0 ] && [ "$lost" -gt 0 ] ||
+	die "no other object named without --symfs, or none lost with --root: not a test"
+cmp -s "$out/others-none.txt" "$out/others-linked.txt" ||
+	die "--symfs: other objects not named as without it (see $out/others-*.txt)"
+note "other objects: $named named lines without --symfs; --root DIR loses $lost of them, --symfs DIR none"

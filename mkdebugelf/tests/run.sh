@@ -82,6 +82,8 @@ test.dll|where to write it? give -o OUT or --install
 -o x.debug test.dll test.dll|more than one IMAGE given
 -o x.debug --install test.dll|-o and --install: give one of them
 --root r -o x.debug test.dll|--root goes with --install
+--symfs s -o x.debug test.dll|--symfs goes with --install
+--root r --symfs s --install test.dll|--root and --symfs: give one of them
 --rva -o x.debug test.dll|--rva and --no-pe go with --map and an IMAGE
 --pid 1 --install test.dll|--pid takes no IMAGE
 ARGS
@@ -372,6 +374,31 @@ expect_status "a directory with -o" 2 "$tool" -o x.debug fw
 expect_status "--install a directory, -q" 0 "$tool" -q --install --root quietroot fw
 [ "$(cat out.txt)" = "$tmp/fw: 1 debug files written, 3 files skipped, 0 failed" ] && [ ! -s err.txt ] &&
 	ok "-q: the summary only" || bad "-q printed: $(cat out.txt err.txt)"
+
+# --symfs DIR: the debug file under DIR, the rest of / linked in beside it.
+expect_status "--install --symfs" 0 "$tool" --install --symfs linked fw/a.dll
+[ -f "linked/usr/lib/debug$tmp/fw/a.dll.debug" ] && [ ! -L linked/usr ] &&
+	[ "$(readlink linked/proc)" = /proc ] && [ "$(readlink linked/usr/bin)" = /usr/bin ] &&
+	[ "$(readlink -f linked/etc/passwd)" = /etc/passwd ] &&
+	ok "--symfs: the debug file in real directories, the rest of / linked" ||
+	bad "--symfs: $(find linked -maxdepth 2 | head -n 20 | tr '\n' ' ')"
+# A second image under a directory that was linked: the link becomes a real
+# directory, and nothing is written through it into /usr/lib/debug.
+lic=/usr/share/common-licenses/GPL-2
+if [ -d /usr/lib/debug/usr ] && [ -f "$lic" ]; then
+	[ -L linked/usr/lib/debug/usr ] || bad "--symfs: /usr/lib/debug/usr not linked"
+	printf '0 10 licence_start\n' >lic.map
+	expect_status "--symfs, an image under a linked directory" 0 \
+		"$tool" --map lic.map --install --symfs linked "$lic"
+	sub=$(find /usr/lib/debug/usr -mindepth 1 -maxdepth 1 ! -name share | head -n 1)
+	[ ! -L linked/usr/lib/debug/usr ] && [ -f "linked/usr/lib/debug$lic.debug" ] &&
+		[ ! -e "/usr/lib/debug$lic.debug" ] &&
+		[ "$(readlink "linked$sub")" = "$sub" ] &&
+		ok "--symfs: a linked directory made real, / untouched" ||
+		bad "--symfs: $(ls -la linked/usr/lib/debug)"
+else
+	echo "  skip: --symfs over a linked directory: no /usr/lib/debug/usr or $lic here"
+fi
 
 # The real thing: the shared framework's R2R images, against their own
 # RUNTIME_FUNCTIONS and against System.Reflection.Metadata's names.
