@@ -4,7 +4,9 @@
 
 Usage: badpdb.py GOOD.pdb OUTDIR
 Writes OUTDIR/NAME.pdb for each NAME below and prints "NAME|message" lines,
-the message mkdebugelf must give for it.
+the message mkdebugelf must give for it. Also writes OUTDIR/stripped.pdb,
+sound: its modules without symbol streams, as in a stripped PDB, whose
+functions only the publics name.
 """
 import struct
 import sys
@@ -55,22 +57,28 @@ class Msf:
         return blocks[at // self.bs] * self.bs + at % self.bs
 
 
-def first_module(m):
-    """(stream, sym_len, offset of its ModInfo's sym_len) of the first module with symbols"""
+def modules(m):
+    """The offset in the DBI stream of each module's ModInfo"""
     dbi = 3
     mod_len = u32(m.data, m.stream_offset(dbi, 24))
     at = 64
     while at < 64 + mod_len:
-        stream = struct.unpack_from('<H', m.data, m.stream_offset(dbi, at + 34))[0]
-        sym_len = u32(m.data, m.stream_offset(dbi, at + 36))
-        if stream != 0xffff and sym_len:
-            return stream, sym_len, m.stream_offset(dbi, at + 36)
+        yield at
         names = at + 64
         for _ in range(2):
             while m.data[m.stream_offset(dbi, names)] != 0:
                 names += 1
             names += 1
         at = (names + 3) & ~3
+
+
+def first_module(m):
+    """(stream, sym_len, offset of its ModInfo's sym_len) of the first module with symbols"""
+    for at in modules(m):
+        stream = struct.unpack_from('<H', m.data, m.stream_offset(3, at + 34))[0]
+        sym_len = u32(m.data, m.stream_offset(3, at + 36))
+        if stream != 0xffff and sym_len:
+            return stream, sym_len, m.stream_offset(3, at + 36)
     raise SystemExit('no module with symbols')
 
 
@@ -118,6 +126,10 @@ def main():
     b = bytearray(good)
     put32(b, m.stream_offset(3, 24), 0x7ffffff0)
     case('module-list', 'module list past its end', b)
+    b = bytearray(good)
+    for at in modules(m):
+        struct.pack_into('<H', b, m.stream_offset(3, at + 34), 0xffff)
+    open(f'{out}/stripped.pdb', 'wb').write(bytes(b))
     print('\n'.join(cases))
 
 

@@ -118,39 +118,53 @@ mingw_lib=$(dirname "$(x86_64-w64-mingw32-gcc -print-libgcc-file-name 2>/dev/nul
 if command -v clang >/dev/null && command -v lld-link >/dev/null &&
    command -v llvm-pdbutil >/dev/null && [ -d "$mingw_lib" ]; then
 	cat >app.c <<'C'
-#include <stdio.h>
 static int __attribute__((noinline)) pdb_static(int x) { return x * 3 + 1; }
 int __attribute__((noinline)) pdb_global(int x) { return pdb_static(x) ^ 0x5a; }
+#ifdef NO_STDIO
+int main(int argc, char **argv) { (void)argv; return pdb_global(argc); }
+#else
+#include <stdio.h>
 int main(int argc, char **argv) { (void)argv; printf("%d\n", pdb_global(argc)); return 0; }
+#endif
 C
 	pdb_exe() { # OUT.exe: app.c built with a PDB next to it, as OUT.pdb
 		clang --target=x86_64-w64-mingw32 -O1 -g -gcodeview -fuse-ld=lld -L"$mingw_lib" \
 			-Wl,--pdb="${1%.exe}.pdb" -o "$1" "${2:-app.c}" 2>cc.err
 	}
-	if pdb_exe app.exe; then
-		expect_status "PE image with a PDB" 0 "$tool" -o app.debug app.exe
-		grep -q 'app.pdb: [1-9][0-9]* functions' out.txt || bad "PDB not read: $(cat out.txt)"
-		# Each procedure and public function, at its section's file offset
-		x86_64-w64-mingw32-objdump -h app.exe | awk '$1 ~ /^[0-9]+$/ {
+	# pdb_offsets IMAGE PDB DEBUG: each procedure and public function the PDB
+	# has in .text, at its file offset there in DEBUG (a public function
+	# where a procedure starts goes by the procedure's name); how many in
+	# $checked. llvm-pdbutil's offsets are decimal.
+	pdb_offsets() {
+		local name seg off pub vma foff want got
+		checked=0
+		x86_64-w64-mingw32-objdump -h "$1" | awk '$1 ~ /^[0-9]+$/ {
 			printf "%d %s %s\n", $1 + 1, $4, $6 }' >sections
-		llvm-pdbutil dump -symbols -publics app.pdb | awk '
+		llvm-pdbutil dump -symbols -publics "$2" | awk '
 			/S_[GL]PROC32 |S_PUB32 / { name = $NF; gsub(/`/, "", name)
 				pub = /S_PUB32/; next }
 			name != "" && /addr = / { split($0, a, "addr = "); split(a[2], b, "[:,]")
-				if (!pub || /function/) print name, b[1] + 0, b[2]; name = "" }
+				if (!pub || /function/) print name, b[1] + 0, b[2] + 0, pub; name = "" }
 			' | sort -u >pdbutil
-		checked=0
-		while read -r name seg off; do
+		while read -r name seg off pub; do
 			read -r vma foff < <(awk -v s="$seg" '$1 == s { print $2, $3 }' sections)
 			# only code the image keeps in .text
 			[ "$seg" = 1 ] || continue
 			want=$(printf '%x' $((0x$foff + off)))
-			got=$(syms app.debug | awk -v f="$name" '$3 == f { print $1 }' | head -n 1)
+			got=$(syms "$3" | awk -v f="$name" '$3 == f { print $1 }' | head -n 1)
+			if [ -z "$got" ] && [ "$pub" = 1 ]; then
+				got=$(syms "$3" | awk -v w="$want" '$1 == w { print $1 }' | head -n 1)
+			fi
 			if [ "$got" != "$want" ]; then
-				bad "$name: at ${got:-nothing}, llvm-pdbutil says 0x$want"
+				bad "$name: at ${got:-nothing} in $3, llvm-pdbutil says 0x$want"
 			fi
 			checked=$((checked + 1))
 		done <pdbutil
+	}
+	if pdb_exe app.exe; then
+		expect_status "PE image with a PDB" 0 "$tool" -o app.debug app.exe
+		grep -q 'app.pdb: [1-9][0-9]* functions' out.txt || bad "PDB not read: $(cat out.txt)"
+		pdb_offsets app.exe app.pdb app.debug
 		[ "$checked" -gt 10 ] && ok "$checked PDB functions at llvm-pdbutil's offsets" ||
 			bad "only $checked PDB functions compared"
 		syms app.debug | grep -q ' pdb_static$' && ok "a static function, from its module" ||
@@ -203,8 +217,30 @@ C
 			expect_status "PDB: $name" 1 "$tool" --pdb "bad/$name.pdb" -o x.debug app.exe
 			grep -qF -- "$want" err.txt || bad "PDB $name: $(cat err.txt), expected '$want'"
 		done <bad/cases
+		# A stripped PDB (no module symbols): the public functions only
+		expect_status "a stripped PDB" 0 "$tool" --pdb bad/stripped.pdb -o st.debug app.exe
+		grep -q 'stripped.pdb: 0 functions, [1-9][0-9]* more public symbols' out.txt ||
+			bad "stripped PDB: $(cat out.txt)"
+		pdb_offsets app.exe bad/stripped.pdb st.debug
+		[ "$checked" -gt 10 ] && ! syms st.debug | grep -q ' pdb_static$' &&
+			syms st.debug | grep -q ' pdb_global$' &&
+			ok "stripped PDB: $checked public functions at llvm-pdbutil's offsets, no statics" ||
+			bad "stripped PDB: $checked compared; $(syms st.debug | head -n 5 | tr '\n' ';')"
 	else
 		bad "cannot build a PE image with a PDB: $(head -n 3 cc.err)"
+	fi
+	# A 32-bit image (lld-link, no C library: the names its PDB has)
+	if clang --target=i686-pc-windows-msvc -O1 -g -gcodeview -c -o app32.obj app.c \
+		-DNO_STDIO 2>cc.err && lld-link /subsystem:console /entry:main /nodefaultlib /debug \
+		/pdb:app32.pdb /out:app32.exe app32.obj >>cc.err 2>&1; then
+		expect_status "32-bit PE image with a PDB" 0 "$tool" -o app32.debug app32.exe
+		pdb_offsets app32.exe app32.pdb app32.debug
+		readelf -h app32.debug | grep -q 'ELF32' && readelf -h app32.debug | grep -q '80386' &&
+			[ "$checked" -ge 4 ] && syms app32.debug | grep -q ' pdb_static$' &&
+			ok "32-bit: an ELF32 i386 debug file, $checked PDB functions at llvm-pdbutil's offsets" ||
+			bad "32-bit: $checked compared; $(readelf -h app32.debug | grep -i 'class\|machine')"
+	else
+		bad "cannot build a 32-bit PE image with a PDB: $(head -n 3 cc.err)"
 	fi
 else
 	echo "  skip: PE image with a PDB (needs clang, lld-link, llvm-pdbutil and mingw-w64)"
