@@ -37,35 +37,41 @@ int mkdir_parents(char *path)
 }
 
 /*
- * --symfs DIR: perf report --symfs DIR looks for every object under DIR, so
- * make the rest of / visible there. Each directory from DIR down to the one
- * debug file @file goes in is a real one (a link made before is replaced),
- * and the entries of the same directory of / that it lacks are linked.
- * System libraries, their debug files and the kernel keep their names.
+ * The directories from @root down to the debug file @file (@root followed
+ * by "/usr/lib/debug/..."), made where missing, never followed if they are
+ * symbolic links: with --root, DIR may be a process's root, whose absolute
+ * links lead out of it; such a link is an error. With --symfs (@symfs),
+ * perf report --symfs DIR looks for every object under DIR, so the rest of
+ * / is made visible there: a link in the way is replaced by a directory,
+ * and the entries of the same directory of / that one lacks are linked, so
+ * that system libraries, their debug files and the kernel keep their names.
  */
-static int symfs_dirs(const char *root, const char *file)
+static int install_dirs(const char *root, const char *file, int symfs)
 {
 	char dir[PATH_MAX], link[PATH_MAX], target[PATH_MAX];
 	const char *q, *rel, *next, *base = strrchr(file, '/') + 1;
 	size_t len = strlen(root), nlen;
 	struct dirent *e;
 	struct stat st;
-	ssize_t t;
 	DIR *d;
 
 	if (snprintf(dir, sizeof(dir), "%s/", root) >= (int)sizeof(dir) || mkdir_parents(dir))
 		return -1;
+	errno = ENAMETOOLONG;
+	if (strlen(file) >= sizeof(dir))
+		goto fail;
+	/* Each directory below @root, then the file itself */
 	for (q = file + len; q; q = q + 1 < base ? strchr(q + 1, '/') : NULL) {
 		snprintf(dir, sizeof(dir), "%.*s", (int)(q - file), file);
 		rel = dir + len;
-		if (*rel) {
-			t = readlink(dir, target, sizeof(target) - 1);
-			if (t >= 0 && (target[t] = '\0', !strcmp(target, rel)) && unlink(dir))
-				goto fail;
-			if (mkdir(dir, 0755) && errno != EEXIST)
+		if (*rel && !lstat(dir, &st) && S_ISLNK(st.st_mode)) {
+			errno = ELOOP;
+			if (!symfs || unlink(dir))
 				goto fail;
 		}
-		d = opendir(*rel ? rel : "/");
+		if (*rel && mkdir(dir, 0755) && errno != EEXIST)
+			goto fail;
+		d = symfs ? opendir(*rel ? rel : "/") : NULL;
 		if (!d)
 			continue;
 		/* not the next directory down, or the debug file: those are made */
@@ -87,9 +93,15 @@ static int symfs_dirs(const char *root, const char *file)
 		}
 		closedir(d);
 	}
+	/* The file: written in place, not through a link (one made by an earlier run) */
+	strcpy(dir, file);
+	errno = ELOOP;
+	if (!lstat(file, &st) && S_ISLNK(st.st_mode) && (!symfs || unlink(file)))
+		goto fail;
 	return 0;
 fail:
-	fprintf(stderr, "%s: cannot make %s: %s\n", prog, dir, strerror(errno));
+	fprintf(stderr, "%s: cannot make %s: %s%s\n", prog, dir, strerror(errno),
+		errno == ELOOP ? " (a symbolic link: not written through)" : "");
 	return -1;
 }
 
@@ -392,7 +404,8 @@ int do_image(const char *image, const char *file, const struct opts *o,
 
 	if (o->install) {
 		if (asprintf(&path, "%s/usr/lib/debug%s.debug", o->root ? o->root : "",
-			     image) < 0 || (o->symfs ? symfs_dirs(o->root, path) : mkdir_parents(path)))
+			     image) < 0 || (o->root ? install_dirs(o->root, path, o->symfs) :
+					    mkdir_parents(path)))
 			goto out;
 		out = path;
 	}

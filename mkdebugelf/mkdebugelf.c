@@ -162,6 +162,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: --pid writes a file for each image: use --install\n", prog);
 		return 2;
 	}
+	if (o.symfs && (!*o.root || (!realpath(o.root, image) ? errno != ENOENT :
+				     !strcmp(image, "/")))) {
+		fprintf(stderr, "%s: --symfs %s: not a folder of its own (/ is where --install "
+			"goes without it)\n", prog, o.root);
+		return 2;
+	}
 	err = cmdline_error(&o, argc - optind, pid);
 	if (err) {
 		fprintf(stderr, "%s: %s (--help for more)\n", prog, err);

@@ -531,6 +531,8 @@ static void put_tdor(struct name *n, const struct md *md, uint32_t tok, int dept
 			if (!c.bad && len <= (uint32_t)(c.end - c.p)) {
 				c.end = c.p + len;
 				put_type(n, md, &c, depth + 1);
+				if (c.bad)
+					put_unknown(n);
 				return;
 			}
 		}
@@ -547,6 +549,12 @@ static const char *const prim[] = {
 	[0x0a] = "System.Int64", [0x0b] = "System.UInt64", [0x0c] = "System.Single",
 	[0x0d] = "System.Double", [0x0e] = "System.String", [0x16] = "System.TypedReference",
 	[0x18] = "System.IntPtr", [0x19] = "System.UIntPtr", [0x1c] = "System.Object",
+};
+
+/* A function pointer's calling convention, as ILASM spells it */
+static const char *const il_conv[] = {
+	[1] = "unmanaged cdecl ", [2] = "unmanaged stdcall ", [3] = "unmanaged thiscall ",
+	[4] = "unmanaged fastcall ", [5] = "vararg ", [9] = "unmanaged ",
 };
 
 /* The same in parameters, as ILASM and the runtime's perf map spell them. */
@@ -573,8 +581,12 @@ static void put_method_sig(struct name *n, const struct md *md, struct cur *c, i
 	if (conv & 0x10)
 		sig_uint(c);		/* generic parameter count */
 	nr = sig_uint(c);
-	if (ret && n->il && (conv & 0xf) == 9)
-		put(n, "unmanaged ");
+	if (ret && n->il) {
+		if (conv & 0x20)
+			put(n, conv & 0x40 ? "instance explicit " : "instance ");
+		if ((conv & 0xf) && (conv & 0xf) < ARRAY_SIZE(il_conv))
+			put(n, il_conv[conv & 0xf]);
+	}
 	put_type(ret ? n : &skip, md, c, depth);	/* return type */
 	if (ret && n->il)
 		put(n, " *");
@@ -589,6 +601,63 @@ static void put_method_sig(struct name *n, const struct md *md, struct cur *c, i
 
 static const struct md *module(const struct md *md, uint32_t index);
 
+/* The signed compressed integer of ECMA-335 II.23.2 */
+static int32_t sig_int(struct cur *c)
+{
+	const uint8_t *p = c->p;
+	uint32_t v = sig_uint(c);
+	int bits = c->bad ? 0 : c->p - p == 1 ? 7 : c->p - p == 2 ? 14 : 29;
+
+	if (!bits)
+		return 0;
+	/* rotated right by one: the sign in bit 0 */
+	return v & 1 ? (int32_t)((v >> 1) | (~0U << (bits - 1))) : (int32_t)(v >> 1);
+}
+
+/*
+ * An ARRAY's shape as ILASM spells it: int32[0...,0...] for int[,], each
+ * dimension "lo...hi", "size", "lo..." or empty as its sizes and lower
+ * bounds say; [...] for a rank of one with neither.
+ */
+static void put_il_bounds(struct name *n, struct cur *c, uint32_t rank)
+{
+	uint32_t size[32], nr_sizes, nr_lo, i;
+	int32_t lo[32];
+	char dim[48];
+
+	nr_sizes = sig_uint(c);
+	for (i = 0; i < nr_sizes && !c->bad; i++) {
+		uint32_t v = sig_uint(c);
+
+		if (i < 32)
+			size[i] = v;
+	}
+	nr_lo = sig_uint(c);
+	for (i = 0; i < nr_lo && !c->bad; i++) {
+		int32_t v = sig_int(c);
+
+		if (i < 32)
+			lo[i] = v;
+	}
+	put(n, "[");
+	for (i = 0; i < rank && i < 32 && !c->bad; i++) {
+		if (i)
+			put(n, ",");
+		if (i < nr_sizes && i < nr_lo)
+			snprintf(dim, sizeof(dim), "%d...%lld", lo[i], (long long)lo[i] + size[i] - 1);
+		else if (i < nr_sizes)
+			snprintf(dim, sizeof(dim), "%u", size[i]);
+		else if (i < nr_lo)
+			snprintf(dim, sizeof(dim), "%d...", lo[i]);
+		else
+			dim[0] = '\0';
+		put(n, dim);
+	}
+	if (rank == 1 && !nr_sizes && !nr_lo)
+		put(n, "...");
+	put(n, "]");
+}
+
 /*
  * A type in a signature, spelled as .NET names instantiations:
  * List`1[System.__Canon]. @md is NULL in another module's context: the
@@ -596,10 +665,11 @@ static const struct md *module(const struct md *md, uint32_t index);
  */
 static void put_type(struct name *n, const struct md *md, struct cur *c, int depth)
 {
-	uint32_t i, nr, rank;
+	uint32_t i, nr, rank, tok;
 	uint8_t b;
 
-	if (depth > MAX_DEPTH) {
+	/* A full name stops the walk: a TypeSpec may name itself, many times */
+	if (depth > MAX_DEPTH || n->len >= sizeof(n->s) - 1) {
 		c->bad = 1;
 		return;
 	}
@@ -639,14 +709,18 @@ static void put_type(struct name *n, const struct md *md, struct cur *c, int dep
 	case 0x14:			/* ARRAY: type rank sizes lower bounds */
 		put_type(n, md, c, depth + 1);
 		rank = sig_uint(c);
-		for (nr = sig_uint(c), i = 0; i < nr && !c->bad; i++)
-			sig_uint(c);
-		for (nr = sig_uint(c), i = 0; i < nr && !c->bad; i++)
-			sig_uint(c);
-		put(n, "[");
-		for (i = 1; i < rank && i < 32; i++)
-			put(n, ",");
-		put(n, "]");
+		if (!n->il) {
+			for (nr = sig_uint(c), i = 0; i < nr && !c->bad; i++)
+				sig_uint(c);
+			for (nr = sig_uint(c), i = 0; i < nr && !c->bad; i++)
+				sig_uint(c);
+			put(n, "[");
+			for (i = 1; i < rank && i < 32; i++)
+				put(n, ",");
+			put(n, "]");
+			break;
+		}
+		put_il_bounds(n, c, rank);
 		break;
 	case 0x15:			/* GENERICINST type count args */
 		put_type(n, md, c, depth + 1);
@@ -669,8 +743,13 @@ static void put_type(struct name *n, const struct md *md, struct cur *c, int dep
 		break;
 	case 0x1f:			/* CMOD_REQD */
 	case 0x20:			/* CMOD_OPT */
-		sig_uint(c);
+		tok = sig_uint(c);
 		put_type(n, md, c, depth + 1);
+		if (n->il) {		/* after the type: int32& modreq(...) */
+			put(n, b == 0x1f ? " modreq(" : " modopt(");
+			put_tdor(n, md, tok, depth + 1);
+			put(n, ")");
+		}
 		break;
 	case 0x45:			/* PINNED */
 	case 0x3d:			/* NATIVE_VALUETYPE_ZAPSIG */

@@ -22,11 +22,12 @@ RUNTIME_FUNCTIONS (begin, end RVA):
 DELAYLOAD_METHODCALL_THUNKS: 1200-1240.
 --hot-cold adds function 9, 1300-1320, Main's cold part (HOT_COLD_MAP);
 --sentinel ends RUNTIME_FUNCTIONS with ~0, as crossgen2 may.
+--typespec-loop N gives Main a parameter whose type names itself N times.
 --other writes assembly Other instead (IL only), where function 8's method is:
 Other.Lib::Far.
 
 usage: mkr2r.py OUT [--machine M] [--flags F] [--composite] [--il-only]
-                    [--hot-cold] [--sentinel] [--other]
+                    [--hot-cold] [--sentinel] [--other] [--typespec-loop N]
                     [--truncate N] [--poke OFFSET:BYTE...] [--where]
 --where prints the file offsets of the parts, for --poke and --truncate.
 """
@@ -100,7 +101,7 @@ def ecma_uint(v):
     return struct.pack(">H", v | 0x8000)
 
 
-def metadata(other=False):
+def metadata(other=False, typespec_loop=0):
     """Our metadata, or with @other that of assembly Other: type Other.Lib,
     methods A, B, C and Far."""
     strings = bytearray(b"\0")
@@ -144,6 +145,12 @@ def metadata(other=False):
         b"\x00\x02\x01\x15\x11\x05\x01\x03\x1b\x00\x01\x01\x0f\x05",
         b"\x20\x00\x13\x00",               # instance !0 Get()
     ]
+    if typespec_loop:
+        # void Main(class TS1), TypeSpec 1 being TS1<TS1, ...>: a name
+        # that names itself, @typespec_loop times at each level
+        sigs[0] = b"\x00\x01\x01\x12\x06"
+        tables[0x1b] = [struct.pack("<H", sig(b"\x15\x12\x06" + bytes([typespec_loop]) +
+                                            b"\x12\x06" * typespec_loop))]
     tables[0x06] = [struct.pack("<IHHHHH", 0, 0, 0, s(n), sig(g), 1)
                     for n, g in zip(("Main", "Work", "Work", "Generic", "Run", "Get"), sigs)]
     tables[0x29] = [struct.pack("<HH", 3, 2)]      # Inner nested in Program
@@ -188,7 +195,7 @@ FUNCS = [(0x1000, 0x1020), (0x1040, 0x1080), (0x1080, 0x10A0), (0x10C0, 0x10D0),
 
 
 def build(machine=0xFD1D, flags=0x4B, composite=False, il_only=False, where=None,
-          hot_cold=False, sentinel=False, other=False):
+          hot_cold=False, sentinel=False, other=False, typespec_loop=0):
     rdata = bytearray()
     funcs = FUNCS + [(0x1300, 0x1320)] if hot_cold else FUNCS
 
@@ -202,7 +209,7 @@ def build(machine=0xFD1D, flags=0x4B, composite=False, il_only=False, where=None
         return rva
 
     cli = put(bytes(72))
-    md = metadata(other)
+    md = metadata(other, typespec_loop)
     md_rva = put(md)
     if machine ^ 0xAA64 in (0, 0x7B79, 0x4644):
         # arm64: begin, packed unwind data (flag 1) holding the length / 4
@@ -289,7 +296,7 @@ def main():
     where = [] if "--where" in args else None
     img = build(opt("--machine", 0xFD1D), opt("--flags", 0x4B), "--composite" in args,
                 "--il-only" in args or "--other" in args, where, "--hot-cold" in args,
-                "--sentinel" in args, "--other" in args)
+                "--sentinel" in args, "--other" in args, opt("--typespec-loop", 0))
     if where is not None:
         names = ["cli", "metadata", "runtime_functions", "methoddef_entrypoints",
                  "instance_entrypoints", "owner", "rtr_header"]
