@@ -132,9 +132,9 @@ C
 			-Wl,--pdb="${1%.exe}.pdb" -o "$1" "${2:-app.c}" 2>cc.err
 	}
 	# pdb_offsets IMAGE PDB DEBUG: each procedure and public function the PDB
-	# has in .text, at its file offset there in DEBUG (a public function
-	# where a procedure starts goes by the procedure's name); how many in
-	# $checked. llvm-pdbutil's offsets are decimal.
+	# has in .text, by name at its file offset there in DEBUG (a public
+	# function where a procedure starts goes by the procedure's name); how
+	# many in $checked. llvm-pdbutil's offsets are decimal.
 	pdb_offsets() {
 		local name seg off pub vma foff want got
 		checked=0
@@ -151,10 +151,12 @@ C
 			# only code the image keeps in .text
 			[ "$seg" = 1 ] || continue
 			want=$(printf '%x' $((0x$foff + off)))
-			got=$(syms "$3" | awk -v f="$name" '$3 == f { print $1 }' | head -n 1)
-			if [ -z "$got" ] && [ "$pub" = 1 ]; then
-				got=$(syms "$3" | awk -v w="$want" '$1 == w { print $1 }' | head -n 1)
+			# a public where a procedure starts: by the procedure's name
+			if [ "$pub" = 1 ]; then
+				name=$(awk -v n="$name" -v s="$seg" -v o="$off" '$4 == 0 &&
+					$2 == s && $3 == o { n = $1 } END { print n }' pdbutil)
 			fi
+			got=$(syms "$3" | awk -v f="$name" '$3 == f { print $1 }' | head -n 1)
 			if [ "$got" != "$want" ]; then
 				bad "$name: at ${got:-nothing} in $3, llvm-pdbutil says 0x$want"
 			fi
