@@ -615,11 +615,12 @@ static int32_t sig_int(struct cur *c)
 }
 
 /*
- * An ARRAY's shape as ILASM spells it: int32[0...,0...] for int[,], each
- * dimension "lo...hi", "size", "lo..." or empty as its sizes and lower
- * bounds say; [...] for a rank of one with neither.
+ * An ARRAY's shape: [,] for a rank of two as .NET names it; as ILASM spells
+ * it, int32[0...,0...] for int[,], each dimension "lo...hi", "size",
+ * "lo..." or empty as its sizes and lower bounds say, and [...] for a rank
+ * of one with neither.
  */
-static void put_il_bounds(struct name *n, struct cur *c, uint32_t rank)
+static void put_bounds(struct name *n, struct cur *c, uint32_t rank)
 {
 	uint32_t size[32], nr_sizes, nr_lo, i;
 	int32_t lo[32];
@@ -643,6 +644,8 @@ static void put_il_bounds(struct name *n, struct cur *c, uint32_t rank)
 	for (i = 0; i < rank && i < 32 && !c->bad; i++) {
 		if (i)
 			put(n, ",");
+		if (!n->il)
+			continue;
 		if (i < nr_sizes && i < nr_lo)
 			snprintf(dim, sizeof(dim), "%d...%lld", lo[i], (long long)lo[i] + size[i] - 1);
 		else if (i < nr_sizes)
@@ -653,7 +656,7 @@ static void put_il_bounds(struct name *n, struct cur *c, uint32_t rank)
 			dim[0] = '\0';
 		put(n, dim);
 	}
-	if (rank == 1 && !nr_sizes && !nr_lo)
+	if (n->il && rank == 1 && !nr_sizes && !nr_lo)
 		put(n, "...");
 	put(n, "]");
 }
@@ -709,18 +712,7 @@ static void put_type(struct name *n, const struct md *md, struct cur *c, int dep
 	case 0x14:			/* ARRAY: type rank sizes lower bounds */
 		put_type(n, md, c, depth + 1);
 		rank = sig_uint(c);
-		if (!n->il) {
-			for (nr = sig_uint(c), i = 0; i < nr && !c->bad; i++)
-				sig_uint(c);
-			for (nr = sig_uint(c), i = 0; i < nr && !c->bad; i++)
-				sig_uint(c);
-			put(n, "[");
-			for (i = 1; i < rank && i < 32; i++)
-				put(n, ",");
-			put(n, "]");
-			break;
-		}
-		put_il_bounds(n, c, rank);
+		put_bounds(n, c, rank);
 		break;
 	case 0x15:			/* GENERICINST type count args */
 		put_type(n, md, c, depth + 1);
