@@ -6,11 +6,14 @@
  * executable memory (perf's existing perf map path). Same code, same perf
  * map contents, so 'perf report' does the same work but for the path taken.
  *
- * usage: mkprofile file|anon NPROC NIMG NLINES SECONDS DIR
- * The perf maps are left in /tmp for the report; their pids are printed.
+ * usage: mkprofile file|shared|anon NPROC NIMG NLINES SECONDS DIR
+ * file: each process maps images of its own; shared: the same images, mapped
+ * by every process. The perf maps are left in /tmp for the report; their pids
+ * are printed.
  */
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,30 +45,64 @@ unsigned long leaf(unsigned long n)
 	return x;
 }
 
+/* An image with the code at 0x1000, long enough for NLINES / NIMG slots */
+static char *make_image(int nimg, unsigned long nlines, size_t *lenp)
+{
+	unsigned long per_img = (nlines + nimg - 1) / nimg, i;
+	size_t len = 0x10000;
+	char *img;
+
+	if (per_img * SLOT + 0x1000 > len)
+		len = (per_img * SLOT + 0x1000 + 0xfff) & ~0xfffUL;
+	img = calloc(1, len);
+	if (!img)
+		exit(1);
+	memcpy(img, "BENCHIMG", 8);
+	for (i = 0; i < 0x200; i += 0x100)
+		memcpy(img + 0x1000 + i, (void *)leaf, 0x100);
+	*lenp = len;
+	return img;
+}
+
+/* The path of image @n of process @proc (-1: the images all map, shared) */
+static void image_path(char *path, size_t sz, const char *dir, int proc, int n)
+{
+	if (proc < 0)
+		snprintf(path, sz, "%s/img-shared-%d.bin", dir, n);
+	else
+		snprintf(path, sz, "%s/img-%d-%d.bin", dir, proc, n);
+}
+
+static void write_image(const char *path, const char *img, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+	if (fd < 0 || write(fd, img, len) != (ssize_t)len)
+		exit(1);
+	close(fd);
+}
+
 static void run(const char *kind, int nimg, unsigned long nlines, int secs, const char *dir,
 		int proc)
 {
 	unsigned long per_img = (nlines + nimg - 1) / nimg, i;
-	size_t len = 0x10000;
-	char path[4096];
+	bool shared = !strcmp(kind, "shared");
 	char **base = calloc(nimg, sizeof(*base));
+	char path[4096];
+	size_t len;
+	char *img = make_image(nimg, nlines, &len);
 	FILE *map;
 	int n;
 
-	if (per_img * SLOT + 0x1000 > len)
-		len = (per_img * SLOT + 0x1000 + 0xfff) & ~0xfffUL;
-	char *img = calloc(1, len);
-
-	memcpy(img, "BENCHIMG", 8);
-	for (i = 0; i < 0x200; i += 0x100)
-		memcpy(img + 0x1000 + i, (void *)leaf, 0x100);
 	for (n = 0; n < nimg; n++) {
-		if (!strcmp(kind, "file")) {
+		if (shared || !strcmp(kind, "file")) {
 			int fd;
 
-			snprintf(path, sizeof(path), "%s/img-%d-%d.bin", dir, proc, n);
-			fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
-			if (fd < 0 || write(fd, img, len) != (ssize_t)len)
+			image_path(path, sizeof(path), dir, shared ? -1 : proc, n);
+			if (!shared)
+				write_image(path, img, len);
+			fd = open(path, O_RDONLY);
+			if (fd < 0)
 				exit(1);
 			base[n] = mmap(NULL, len, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
 			close(fd);
@@ -109,13 +146,25 @@ int main(int argc, char **argv)
 	unsigned long nlines;
 
 	if (argc != 7) {
-		fprintf(stderr, "usage: %s file|anon NPROC NIMG NLINES SECONDS DIR\n", argv[0]);
+		fprintf(stderr, "usage: %s file|shared|anon NPROC NIMG NLINES SECONDS DIR\n", argv[0]);
 		return 2;
 	}
 	nproc = atoi(argv[2]);
 	nimg = atoi(argv[3]);
 	nlines = strtoul(argv[4], NULL, 0);
 	secs = atoi(argv[5]);
+	/* Written before any process maps them */
+	if (!strcmp(argv[1], "shared")) {
+		char path[4096];
+		size_t len;
+		char *img = make_image(nimg, nlines, &len);
+
+		for (p = 0; p < nimg; p++) {
+			image_path(path, sizeof(path), argv[6], -1, p);
+			write_image(path, img, len);
+		}
+		free(img);
+	}
 	for (p = 0; p < nproc; p++) {
 		pid_t pid;
 

@@ -85,6 +85,38 @@ $row"
 	done
 done
 
+echo "[bench] P1, shared images: one image all M processes map, against anonymous memory"
+shared="| N images | K lines | shared s (min-max) | anon s (min-max) | ratio | instructions ratio | shared RSS MiB | anon RSS MiB | RSS ratio |
+|---:|---:|---|---|---:|---:|---:|---:|---:|"
+n=1
+for k in 1000 10000 100000; do
+	d=$out/p1-shared-$n-$k
+	mkdir -p "$d"
+	"$patched" record -q -o "$d/perf.data" -e cpu-clock -- \
+		"$out/mkprofile" shared "$M" "$n" "$k" 1 "$d" >"$d/pids" 2>/dev/null
+	pids_all="$pids_all $(cat "$d/pids")"
+	for _ in $(seq "$RUNS"); do
+		measure "$patched" "$d/perf.data" "p1-shared-$n-$k"
+		measure "$patched" "$out/p1-anon-$n-$k/perf.data" "p1-anon2-$n-$k"
+	done
+	valgrind --tool=callgrind --callgrind-out-file="$out/cg-shared-$n-$k" "$patched" \
+		report -i "$d/perf.data" --stdio -q --sort dso,sym >/dev/null 2>&1 || true
+	fi=$(ir "$out/cg-shared-$n-$k") ai=$(ir "$out/cg-anon-$n-$k")
+	read -r fs fmin fmax < <(stats "$out/p1-shared-$n-$k.s")
+	read -r as amin amax < <(stats "$out/p1-anon2-$n-$k.s")
+	read -r fkb _ _ < <(stats "$out/p1-shared-$n-$k.kb")
+	read -r akb _ _ < <(stats "$out/p1-anon2-$n-$k.kb")
+	row=$(awk -v n="$n" -v k="$k" -v fs="$fs" -v fmin="$fmin" -v fmax="$fmax" \
+		-v as="$as" -v amin="$amin" -v amax="$amax" -v fkb="$fkb" -v akb="$akb" \
+		-v fi="$fi" -v ai="$ai" 'BEGIN {
+		printf "| %d | %d | %.3f (%.3f-%.3f) | %.3f (%.3f-%.3f) | %.3f | %.4f | %.1f | %.1f | %.3f |",
+			n, k, fs, fmin, fmax, as, amin, amax, fs / as, fi / ai, fkb / 1024,
+			akb / 1024, fkb / akb }')
+	echo "  $row"
+	shared="$shared
+$row"
+done
+
 echo "[bench] P3: what of each perf map is read during one report (strace)"
 d=$out/p1-file-100-1000
 strace -f -qq -y -e trace=openat,read,pread64 -o "$out/strace.txt" "$patched" report \
@@ -211,6 +243,13 @@ $table
 Scaling: read down the table for N (the fallback parses each process's perf map once, whatever the
 number of images) and across K for the cost of the perf map size.
 
+Each image above is mapped by one process, and named from one perf map whose lines don't overlap:
+its symbols are copied as lookups need them. An image that several processes map gets all the
+names of its first mapper's perf map copied, and the others' where that one has none: *shared*, one
+image all $M processes map, each naming all of it in its perf map, against the same anon profile.
+
+$shared
+
 ## P3: each perf map is read once per process
 
 \`strace -f -y -e trace=openat,read,pread64\` of one report of the N=100, K=1000 profile ($M processes,
@@ -258,6 +297,6 @@ $p4
 ## Commands
 
     make bench                 # RUNS=15 M=4 by default
-    bench/mkprofile file|anon NPROC NIMG NLINES SECONDS DIR
+    bench/mkprofile file|shared|anon NPROC NIMG NLINES SECONDS DIR
 MD
 echo "[bench] wrote $results"
