@@ -75,6 +75,9 @@ if changelog:
 s = s.replace("*** BLURB HERE ***", body.strip())
 open(cl, "w").write(s)
 PY
+# Nothing goes out with a placeholder left in it
+left=$(grep -l -E '@[A-Z][A-Z0-9_]*@' "$out"/*.patch || true)
+[ -z "$left" ] || die "placeholders left unfilled in: $(echo $left | xargs -n1 basename | tr '\n' ' ')"
 printf '%s\n' "$recipients" >"$out/recipients.txt"
 for p in "$out"/*.patch; do
 	case $p in *-cover-letter.patch) ;; *) basename "$p" ;; esac
