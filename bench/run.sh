@@ -44,6 +44,24 @@ measure() {
 	cat "$out/t" >>"$out/$3.kb"
 }
 
+# p1_cells A B N K: the cells comparing P1 kind A with kind B (timing tags
+# p1-A-N-K, p1-B-N-K; callgrind files cg-A-N-K, cg-anon-N-K): each one's
+# median seconds (min-max), their ratio, the instructions ratio, each one's
+# peak RSS and their ratio.
+p1_cells() {
+	local fs fmin fmax as amin amax fkb akb
+	read -r fs fmin fmax < <(stats "$out/p1-$1-$3-$4.s")
+	read -r as amin amax < <(stats "$out/p1-$2-$3-$4.s")
+	read -r fkb _ _ < <(stats "$out/p1-$1-$3-$4.kb")
+	read -r akb _ _ < <(stats "$out/p1-$2-$3-$4.kb")
+	awk -v fs="$fs" -v fmin="$fmin" -v fmax="$fmax" -v as="$as" -v amin="$amin" \
+		-v amax="$amax" -v fkb="$fkb" -v akb="$akb" -v fi="$(ir "$out/cg-$1-$3-$4")" \
+		-v ai="$(ir "$out/cg-anon-$3-$4")" 'BEGIN {
+		printf " %.3f (%.3f-%.3f) | %.3f (%.3f-%.3f) | %.3f | %.4f | %.1f | %.1f | %.3f |",
+			fs, fmin, fmax, as, amin, amax, fs / as, fi / ai, fkb / 1024, akb / 1024,
+			fkb / akb }'
+}
+
 echo "[bench] P1: fallback (file) against anonymous memory (anon), M=$M processes"
 table="| N images | K lines | fallback s (min-max) | anon s (min-max) | ratio | instructions ratio | fallback RSS MiB | anon RSS MiB | RSS ratio | stock s, file profile | fallback / stock |
 |---:|---:|---|---|---:|---:|---:|---:|---:|---:|---:|"
@@ -67,18 +85,10 @@ for n in 1 10 100; do
 				report -i "$out/p1-$kind-$n-$k/perf.data" --stdio -q --sort dso,sym \
 				>/dev/null 2>&1 || true
 		done
-		fi=$(ir "$out/cg-file-$n-$k") ai=$(ir "$out/cg-anon-$n-$k")
-		read -r fs fmin fmax < <(stats "$out/p1-file-$n-$k.s")
-		read -r as amin amax < <(stats "$out/p1-anon-$n-$k.s")
+		read -r fs _ _ < <(stats "$out/p1-file-$n-$k.s")
 		read -r ss _ _ < <(stats "$out/p1-stock-$n-$k.s")
-		read -r fkb _ _ < <(stats "$out/p1-file-$n-$k.kb")
-		read -r akb _ _ < <(stats "$out/p1-anon-$n-$k.kb")
-		row=$(awk -v n="$n" -v k="$k" -v fs="$fs" -v fmin="$fmin" -v fmax="$fmax" \
-			-v as="$as" -v amin="$amin" -v amax="$amax" -v fkb="$fkb" -v akb="$akb" \
-			-v ss="$ss" -v fi="$fi" -v ai="$ai" 'BEGIN {
-			printf "| %d | %d | %.3f (%.3f-%.3f) | %.3f (%.3f-%.3f) | %.3f | %.4f | %.1f | %.1f | %.3f | %.3f | %.3f |",
-				n, k, fs, fmin, fmax, as, amin, amax, fs / as, fi / ai, fkb / 1024,
-				akb / 1024, fkb / akb, ss, fs / ss }')
+		row="| $n | $k |$(p1_cells file anon $n $k) $(awk -v fs="$fs" -v ss="$ss" \
+			'BEGIN { printf "%.3f | %.3f |", ss, fs / ss }')"
 		echo "  $row"
 		table="$table
 $row"
@@ -101,17 +111,7 @@ for k in 1000 10000 100000; do
 	done
 	valgrind --tool=callgrind --callgrind-out-file="$out/cg-shared-$n-$k" "$patched" \
 		report -i "$d/perf.data" --stdio -q --sort dso,sym >/dev/null 2>&1 || true
-	fi=$(ir "$out/cg-shared-$n-$k") ai=$(ir "$out/cg-anon-$n-$k")
-	read -r fs fmin fmax < <(stats "$out/p1-shared-$n-$k.s")
-	read -r as amin amax < <(stats "$out/p1-anon2-$n-$k.s")
-	read -r fkb _ _ < <(stats "$out/p1-shared-$n-$k.kb")
-	read -r akb _ _ < <(stats "$out/p1-anon2-$n-$k.kb")
-	row=$(awk -v n="$n" -v k="$k" -v fs="$fs" -v fmin="$fmin" -v fmax="$fmax" \
-		-v as="$as" -v amin="$amin" -v amax="$amax" -v fkb="$fkb" -v akb="$akb" \
-		-v fi="$fi" -v ai="$ai" 'BEGIN {
-		printf "| %d | %d | %.3f (%.3f-%.3f) | %.3f (%.3f-%.3f) | %.3f | %.4f | %.1f | %.1f | %.3f |",
-			n, k, fs, fmin, fmax, as, amin, amax, fs / as, fi / ai, fkb / 1024,
-			akb / 1024, fkb / akb }')
+	row="| $n | $k |$(p1_cells shared anon2 $n $k)"
 	echo "  $row"
 	shared="$shared
 $row"
