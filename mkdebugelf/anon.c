@@ -169,7 +169,8 @@ static int image_lines(long pid, const struct vma *m, const struct vma *v, size_
 		fprintf(stderr, "%s: %s: corrupt export table, not used\n", prog, m->name);
 	if (pe_coff_symbols(&pe, syms_add, &s) < 0)
 		fprintf(stderr, "%s: %s: corrupt COFF symbol table, not used\n", prog, m->name);
-	if (add_pdb(m->name, path, &pe, &s, o) < 0 || syms_finish(&s, &pe)) {
+	if (add_pdb(m->name, path, &pe, &s, o) < 0 || syms_use_functions(&s, &pe) ||
+	    syms_finish(&s, &pe)) {
 		ret = -1;
 		goto out;
 	}

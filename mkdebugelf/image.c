@@ -387,6 +387,8 @@ int do_image(const char *image, const char *file, const struct opts *o,
 				image);
 		if (add_pdb(image, file, &pe, &s, o) < 0 && o->pdb)
 			goto out;
+		if (syms_use_functions(&s, &pe))
+			goto out;
 	}
 	if (s.skipped)
 		fprintf(stderr, "%s: %s: skipped %lu symbols outside the image's code\n", prog,

@@ -27,11 +27,22 @@ struct syms {
 	size_t nr, alloc;
 	uint64_t limit;		/* symbols must start below this file offset */
 	unsigned long skipped;
+	struct pe_func *funcs;	/* the image's x64 function ranges, if used */
+	size_t nr_funcs;
 };
 
 /* Add a symbol at file offset @offset (a pe_sym_cb); -1 if out of memory */
 int syms_add(void *arg, uint64_t offset, uint64_t size, const char *name);
-/* Sort, drop duplicates, size them (up to the next one or the code's end) */
+/*
+ * Bound the symbols of unknown size (PE tables, PDB publics) by @pe's x64
+ * function ranges in syms_finish(); -1 if out of memory
+ */
+int syms_use_functions(struct syms *s, const struct pe *pe);
+/*
+ * Sort, drop duplicates, size them: up to the next one or the code's end,
+ * and for those of unknown size, within the function range they start in
+ * and not into the next one (syms_use_functions())
+ */
 int syms_finish(struct syms *s, const struct pe *pe);
 void syms_free(struct syms *s);
 

@@ -14,6 +14,9 @@
 #define COFF_CLASS_EXTERNAL	2
 #define COFF_CLASS_STATIC	3
 #define MAX_NAME		4096
+#define MACHINE_AMD64		0x8664
+#define UNW_FLAG_CHAININFO	0x4
+#define MAX_CHAIN		32
 
 static int rd16(const struct pe *pe, uint64_t off, uint16_t *v)
 {
@@ -93,6 +96,13 @@ int pe_open(struct pe *pe, const uint8_t *buf, size_t len, const char **err)
 	if (nr_dirs > 6 && (uint64_t)(pe->is_64 ? 112 : 96) + 7 * 8 <= opt_size) {
 		if (rd32(pe, opt + (pe->is_64 ? 160 : 144), &pe->debug_rva) ||
 		    rd32(pe, opt + (pe->is_64 ? 164 : 148), &pe->debug_size))
+			return -1;
+	}
+
+	/* The exception directory, the fourth: x64 function ranges */
+	if (nr_dirs > 3 && (uint64_t)(pe->is_64 ? 112 : 96) + 4 * 8 <= opt_size) {
+		if (rd32(pe, opt + (pe->is_64 ? 136 : 120), &pe->except_rva) ||
+		    rd32(pe, opt + (pe->is_64 ? 140 : 124), &pe->except_size))
 			return -1;
 	}
 
@@ -336,8 +346,13 @@ int pe_coff_symbols(const struct pe *pe, pe_sym_cb cb, void *arg)
 		secnum = (int16_t)sec;
 		i += naux;
 
+		/*
+		 * Functions, and symbols of no type (assembly routines such as
+		 * ___chkstk_ms, import thunks) where they are code: not section
+		 * symbols (auxiliary records, names starting with '.').
+		 */
 		if ((class != COFF_CLASS_EXTERNAL && class != COFF_CLASS_STATIC) ||
-		    (type & 0x30) != COFF_DTYPE_FUNCTION ||
+		    ((type & 0x30) != COFF_DTYPE_FUNCTION && (type || naux)) ||
 		    secnum <= 0 || (unsigned int)secnum > pe->nr_sections)
 			continue;
 
@@ -350,12 +365,116 @@ int pe_coff_symbols(const struct pe *pe, pe_sym_cb cb, void *arg)
 			short_name[8] = '\0';
 			name = short_name[0] ? short_name : NULL;
 		}
+		if (!type && name && name[0] == '.')
+			continue;
 		code = pe_rva_to_offset(pe, (uint64_t)pe->sections[secnum - 1].vaddr + value);
 		ret = emit(pe, cb, arg, code, name);
 		if (ret < 0)
 			return -1;
 		nr += ret;
 	}
+	return nr;
+}
+
+struct func_entry {
+	uint64_t start, end;
+	uint32_t primary;	/* RVA where the function it belongs to starts */
+};
+
+static int func_cmp(const void *a, const void *b)
+{
+	const struct func_entry *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->end < y->end ? -1 : x->end > y->end;
+}
+
+/*
+ * The RVA of the function a RUNTIME_FUNCTION entry (@begin, @unwind)
+ * belongs to: its own begin, or, for a chained entry, that of the entry its
+ * unwind info chains to, followed to the end. An UnwindData with its low bit
+ * set is the RVA of another entry (an indirect one).
+ */
+static uint32_t func_primary(const struct pe *pe, uint32_t begin, uint32_t unwind)
+{
+	uint32_t u = unwind, next;
+	int hops;
+	int64_t o;
+
+	for (hops = 0; hops < MAX_CHAIN; hops++) {
+		if (u & 1) {
+			o = pe_rva_to_offset(pe, u & ~1U);
+		} else {
+			o = pe_rva_to_offset(pe, u);
+			/* UNWIND_INFO: version and flags, prologue size, count of codes */
+			if (o < 0 || o + 4 > (int64_t)pe->len ||
+			    !((pe->buf[o] >> 3) & UNW_FLAG_CHAININFO))
+				break;
+			/* The chained RUNTIME_FUNCTION follows the codes, kept even */
+			o += 4 + 2 * ((pe->buf[o + 2] + 1) & ~1);
+		}
+		if (o < 0 || rd32(pe, o, &next) || rd32(pe, o + 8, &u))
+			break;
+		begin = next;
+	}
+	return begin;
+}
+
+long pe_functions(const struct pe *pe, struct pe_func **out)
+{
+	struct func_entry *e;
+	uint32_t i, n, begin, end, unwind;
+	size_t nr = 0, j;
+	int64_t dir, start;
+	uint64_t code_end;
+
+	*out = NULL;
+	dir = pe->except_rva ? pe_rva_to_offset(pe, pe->except_rva) : -1;
+	if (pe->machine != MACHINE_AMD64 || dir < 0)
+		return 0;
+	n = pe->except_size / 12;
+	if ((uint64_t)n * 12 > pe->len - dir)
+		n = (pe->len - dir) / 12;
+	e = malloc((n ? n : 1) * sizeof(*e));
+	if (!e)
+		return -1;
+	for (i = 0; i < n; i++) {
+		uint64_t o = dir + 12ULL * i;
+
+		rd32(pe, o, &begin);
+		rd32(pe, o + 4, &end);
+		rd32(pe, o + 8, &unwind);
+		start = pe_rva_to_offset(pe, begin);
+		if (end <= begin || start < 0 || !pe_offset_is_code(pe, start))
+			continue;
+		code_end = pe_code_end(pe, start);
+		e[nr].start = start;
+		e[nr].end = end - begin < code_end - start ? start + (end - begin) : code_end;
+		e[nr].primary = func_primary(pe, begin, unwind);
+		nr++;
+	}
+	qsort(e, nr, sizeof(*e), func_cmp);
+	/* A chained part right after the part before it, of one function: one range */
+	for (i = 0, j = 0; i < nr; i++) {
+		if (j && e[j - 1].primary == e[i].primary && e[i].start <= e[j - 1].end) {
+			if (e[i].end > e[j - 1].end)
+				e[j - 1].end = e[i].end;
+			continue;
+		}
+		e[j++] = e[i];
+	}
+	nr = j;
+	*out = malloc((nr ? nr : 1) * sizeof(**out));
+	if (!*out) {
+		free(e);
+		return -1;
+	}
+	for (j = 0; j < nr; j++) {
+		(*out)[j].start = e[j].start;
+		(*out)[j].end = e[j].end;
+	}
+	free(e);
 	return nr;
 }
 

@@ -28,6 +28,7 @@ struct pe {
 	struct pe_section *sections;
 	uint32_t export_rva, export_size;
 	uint32_t debug_rva, debug_size;
+	uint32_t except_rva, except_size;	/* x64: RUNTIME_FUNCTION entries */
 	uint32_t symtab_offset, nr_syms;
 };
 
@@ -66,6 +67,22 @@ int pe_exports(const struct pe *pe, pe_sym_cb cb, void *arg);
 int pe_coff_symbols(const struct pe *pe, pe_sym_cb cb, void *arg);
 /* The RVA a named export points to, code or data, or 0. */
 uint32_t pe_export_rva(const struct pe *pe, const char *name);
+
+/*
+ * A function of the x64 exception directory (.pdata), at file offsets: the
+ * code [start, end) of one RUNTIME_FUNCTION entry, or of several where
+ * chained entries (UNW_FLAG_CHAININFO) follow the function they belong to.
+ */
+struct pe_func {
+	uint64_t start, end;
+};
+
+/*
+ * The image's functions by its exception directory, sorted by start: their
+ * number (0 for an image without one: not x64, or no .pdata), *out to
+ * free(); -1 if out of memory.
+ */
+long pe_functions(const struct pe *pe, struct pe_func **out);
 
 /* The image's CodeView (RSDS) debug record: 0, or -1 if it has none */
 int pe_codeview(const struct pe *pe, struct pe_codeview *cv);

@@ -52,6 +52,41 @@ static int name_cmp(const void *a, const void *b)
 	return (*x)->offset < (*y)->offset ? -1 : (*x)->offset > (*y)->offset;
 }
 
+int syms_use_functions(struct syms *s, const struct pe *pe)
+{
+	long nr = pe_functions(pe, &s->funcs);
+
+	if (nr < 0)
+		return -1;
+	s->nr_funcs = nr;
+	return 0;
+}
+
+/*
+ * Where a symbol of unknown size at @offset must end: at the end of the
+ * function range it starts in, and before the next range starts (code there
+ * is another function's, named or not).
+ */
+static uint64_t function_limit(const struct syms *s, uint64_t offset)
+{
+	size_t lo = 0, hi = s->nr_funcs, mid;
+	uint64_t limit = UINT64_MAX;
+
+	/* The first range starting after @offset: hi */
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (s->funcs[mid].start <= offset)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (hi < s->nr_funcs)
+		limit = s->funcs[hi].start;
+	if (hi && offset < s->funcs[hi - 1].end && s->funcs[hi - 1].end < limit)
+		limit = s->funcs[hi - 1].end;
+	return limit;
+}
+
 /*
  * Sort by offset, drop exact duplicates (an export that is also a COFF
  * symbol), give unknown sizes the room up to the next symbol, cut sizes that
@@ -80,13 +115,17 @@ int syms_finish(struct syms *s, const struct pe *pe)
 	s->nr = j;
 
 	for (i = 0; i < s->nr; i++) {
-		uint64_t next = i + 1 < s->nr ? s->v[i + 1].offset : s->limit;
+		uint64_t next = s->limit, off = s->v[i].offset;
 
-		if (pe && pe_code_end(pe, s->v[i].offset) < next)
-			next = pe_code_end(pe, s->v[i].offset);
 		/* Symbols at one offset (aliases) share the next one's start. */
-		for (j = i + 1; j < s->nr && s->v[j].offset == s->v[i].offset; j++)
-			next = j + 1 < s->nr ? s->v[j + 1].offset : s->limit;
+		for (j = i + 1; j < s->nr && s->v[j].offset == off; j++)
+			;
+		if (j < s->nr)
+			next = s->v[j].offset;
+		if (pe && pe_code_end(pe, off) < next)
+			next = pe_code_end(pe, off);
+		if (!s->v[i].size && function_limit(s, off) < next)
+			next = function_limit(s, off);
 		if (!s->v[i].size || s->v[i].size > next - s->v[i].offset)
 			s->v[i].size = next - s->v[i].offset;
 	}
@@ -131,4 +170,7 @@ void syms_free(struct syms *s)
 	free(s->v);
 	s->v = NULL;
 	s->nr = s->alloc = 0;
+	free(s->funcs);
+	s->funcs = NULL;
+	s->nr_funcs = 0;
 }

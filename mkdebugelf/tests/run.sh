@@ -60,6 +60,39 @@ grep -q 'section .text is at file offset 0x400 for RVA 0x1000, not on a page bou
 python3 "$here/mkpe.py" aligned.dll --aligned
 expect_status "PE image, code on page boundaries" 0 "$tool" -o aligned.debug aligned.dll
 [ -s err.txt ] && bad "aligned code noted: $(cat err.txt)" || ok "aligned code: no note"
+# x64 function ranges (.pdata) bound the symbols: code in a range with no
+# name stays raw, a chained part is its function's, a symbol with no range
+# stops where the next range starts; assembly routines (COFF type 0) are
+# names, section symbols are not.
+python3 "$here/mkpe.py" pdata.dll --pdata
+expect_status "PE image with .pdata" 0 "$tool" -o pdata.debug pdata.dll
+want="410 32 exp_bar
+440 48 exp_foo
+480 16 static_a
+4c0 64 a_rather_long_static_function_name
+500 32 dup
+540 16 dup#2
+580 32 asm_leaf"
+[ "$(syms pdata.debug)" = "$want" ] && ok "symbols within their .pdata functions" ||
+	{ bad "symbols with .pdata:"; syms pdata.debug; }
+
+# starts FULL IMAGE: where FULL's COFF symbol table has a function start, as
+# file offsets of IMAGE (FULL with fewer symbols, its sections at the same RVAs)
+starts() {
+	local vma off a
+	read -r vma off < <(x86_64-w64-mingw32-objdump -h "$2" | awk '$2 == ".text" { print $4, $6 }')
+	x86_64-w64-mingw32-nm "$1" | awk '$2 ~ /^[tT]$/ && $3 !~ /^\./ { print $1 }' |
+		while read -r a; do printf '%x\n' $((0x$a - 0x$vma + 0x$off)); done
+}
+# extents WHAT DEBUG STARTS: no symbol of DEBUG runs over a start of STARTS
+extents() {
+	local total wrong bytes example
+	syms "$2" >extents.syms
+	read -r total wrong bytes example < <(python3 "$here/extents.py" extents.syms "$3")
+	[ "$total" -gt 0 ] && [ "$wrong" = 0 ] &&
+		ok "$1: none of $total symbols covers another function's code" ||
+		bad "$1: $wrong of $total symbols cover $bytes bytes of other functions: $example"
+}
 
 # The man page documents every option --help lists, and the version
 "$tool" --help | grep -oE -- '--[a-z][a-z-]+' | sort -u | while read -r opt; do
@@ -108,6 +141,39 @@ C
 		[ "$got" = "$want" ] && ok "$f at file offset 0x$got" ||
 			bad "$f: at ${got:-nothing}, objdump says 0x$want"
 	done
+	# The C library's static functions (__pformat_*), an assembly routine
+	# (___chkstk_ms, COFF type 0), statics of its own: with its COFF symbols,
+	# then stripped to its exports (as Wine's DLLs are), against the first.
+	cat >ext.c <<'C'
+#include <stdio.h>
+#include <string.h>
+static int __attribute__((noinline)) st_one(int x) { volatile int a = x; return a * 3 + 1; }
+static int __attribute__((noinline)) st_big(int x)
+{
+	volatile char buf[8192];
+
+	buf[x & 8191] = x;
+	return buf[(x * 7) & 8191];
+}
+__declspec(dllexport) int exp_a(int x) { return st_one(x) + 2; }
+__declspec(dllexport) int exp_b(int x)
+{
+	char s[64];
+
+	snprintf(s, sizeof(s), "%d %f", x, x * 1.5);
+	return (int)strlen(s) + st_big(x);
+}
+C
+	x86_64-w64-mingw32-gcc -O1 -shared -o ext.dll ext.c
+	x86_64-w64-mingw32-strip -s -o ext-stripped.dll ext.dll
+	expect_status "mingw-w64 DLL with the C library's statics" 0 "$tool" -o ext.debug ext.dll
+	syms ext.debug | grep -q ' ___chkstk_ms$' && ok "___chkstk_ms (COFF type 0) named" ||
+		bad "___chkstk_ms not named"
+	starts ext.dll ext.dll >ext.starts
+	extents "mingw-w64 DLL, COFF symbols" ext.debug ext.starts
+	expect_status "stripped mingw-w64 DLL" 0 "$tool" -o ext-stripped.debug ext-stripped.dll
+	starts ext.dll ext-stripped.dll >ext-stripped.starts
+	extents "stripped mingw-w64 DLL, exports only" ext-stripped.debug ext-stripped.starts
 else
 	echo "  skip: mingw-w64 DLL (x86_64-w64-mingw32-gcc not installed)"
 fi
@@ -228,6 +294,30 @@ C
 			syms st.debug | grep -q ' pdb_global$' &&
 			ok "stripped PDB: $checked public functions at llvm-pdbutil's offsets, no statics" ||
 			bad "stripped PDB: $checked compared; $(syms st.debug | head -n 5 | tr '\n' ';')"
+		# With printf's floats: the C library's static functions, in no
+		# PDB. Its PDB whole and stripped, against the COFF symbol table
+		# lld-link writes instead of a PDB with -debug:symtab (same code).
+		sed 's/printf("%d\\n", pdb_global(argc))/printf("%d %f\\n", pdb_global(argc), argc * 1.5)/' \
+			app.c >flt.c
+		mkdir -p flt
+		if pdb_exe flt.exe flt.c && clang --target=x86_64-w64-mingw32 -O1 -g -gcodeview \
+			-fuse-ld=lld -L"$mingw_lib" -Wl,-Xlink=-debug:symtab -o flt-symtab.exe \
+			flt.c 2>cc.err && python3 "$here/badpdb.py" flt.pdb flt >/dev/null; then
+			starts flt-symtab.exe flt.exe >flt.starts
+			expect_status "printf's floats, a PDB" 0 "$tool" -o flt.debug flt.exe
+			# the two builds' functions at the same places: each PDB name at a start
+			syms flt.debug | awk '{ print $1 }' | sort -u >flt.pdbstarts
+			if [ -n "$(sort -u flt.starts | comm -13 - flt.pdbstarts)" ] ||
+			   [ "$(wc -l <flt.starts)" -lt 100 ]; then
+				bad "-debug:symtab laid out another program: $(wc -l <flt.starts) starts"
+			fi
+			extents "clang/lld-link with a PDB" flt.debug flt.starts
+			expect_status "printf's floats, a stripped PDB" 0 "$tool" \
+				--pdb flt/stripped.pdb -o flt-st.debug flt.exe
+			extents "clang/lld-link with a stripped PDB" flt-st.debug flt.starts
+		else
+			bad "cannot build the program with floats: $(head -n 3 cc.err)"
+		fi
 	else
 		bad "cannot build a PE image with a PDB: $(head -n 3 cc.err)"
 	fi
