@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The debug file writer: an ELF file whose NOBITS .text has its file
- * offsets as addresses, and a symbol table naming the image's code there.
+ * The debug file writer: an ELF file whose NOBITS sections cover the image's
+ * code (a PE image's at its addresses as linked, other images' at their file
+ * offsets), and a symbol table naming the code there.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -86,12 +87,75 @@ static uint64_t place(Elf_Scn *scn, uint64_t off, size_t size)
 	return off + size;
 }
 
-int write_elf(const char *out, const struct syms *s, int em, int class)
+/* A NOBITS section: file offsets [start, end) of the image at address addr */
+struct text_scn {
+	uint64_t start, end, addr;
+	int file;		/* not a PE section's: at address = offset */
+	size_t nr;		/* symbols in it */
+	char name[24];
+	Elf_Scn *scn;
+};
+
+/*
+ * The sections the symbols go in, *nr of them, and in (*where)[i] symbol
+ * i's: with @pe, one for each PE section whose file data holds symbols, at
+ * its address as linked (ImageBase + RVA); and one at address = file offset
+ * for the other symbols (all of them without @pe). The one holding most
+ * symbols is .text, whose address less its offset perf takes as the
+ * object's text offset for annotate; the names of all hold "text", or perf
+ * ignores their symbols.
+ */
+static struct text_scn *text_scns(const struct syms *s, const struct pe *pe, size_t *nr,
+			    size_t **where)
 {
-	char shstr[64] = "";
-	size_t shstr_off = 1, str_size = 1, i;
+	size_t n = pe ? pe->nr_sections + 1 : 1, i, k, main = 0;
+	struct text_scn *p = calloc(n, sizeof(*p));
+
+	*where = calloc(s->nr ? s->nr : 1, sizeof(**where));
+	if (!p || !*where) {
+		free(p);
+		free(*where);
+		return NULL;
+	}
+	for (k = 0; k + 1 < n; k++) {
+		p[k].start = pe->sections[k].raw_offset;
+		p[k].end = p[k].start + pe->sections[k].raw_size;
+		p[k].addr = pe->image_base + pe->sections[k].vaddr;
+		snprintf(p[k].name, sizeof(p[k].name), ".text.%zu", k + 1);
+	}
+	p[n - 1].end = s->limit;
+	p[n - 1].file = 1;
+	strcpy(p[n - 1].name, ".text.file");
+	for (i = 0; i < s->nr; i++) {
+		for (k = 0; k + 1 < n; k++)
+			if (s->v[i].offset >= p[k].start && s->v[i].offset < p[k].end)
+				break;
+		(*where)[i] = k;
+		p[k].nr++;
+	}
+	/* Keep those that hold symbols (the last one if none does) */
+	for (k = 0, *nr = 0; k < n; k++) {
+		if (!p[k].nr && (k + 1 < n || *nr))
+			continue;
+		for (i = 0; i < s->nr; i++)
+			if ((*where)[i] == k)
+				(*where)[i] = *nr;
+		p[(*nr)++] = p[k];
+	}
+	for (k = 1; k < *nr; k++)
+		if (p[k].nr > p[main].nr)
+			main = k;
+	strcpy(p[main].name, ".text");
+	return p;
+}
+
+int write_elf(const char *out, const struct syms *s, int em, int class, const struct pe *pe)
+{
+	char *shstr = NULL;
+	size_t shstr_off = 1, str_size = 1, i, nr_places = 0, *where = NULL;
 	uint64_t off;
-	Elf_Scn *text, *symtab, *strtab, *shstrtab;
+	Elf_Scn *symtab, *strtab, *shstrtab;
+	struct text_scn *p = NULL;
 	GElf_Shdr shdr;
 	GElf_Ehdr ehdr;
 	void *syms = NULL;
@@ -106,7 +170,9 @@ int write_elf(const char *out, const struct syms *s, int em, int class)
 		return -1;
 	}
 	e = elf_begin(fd, ELF_C_WRITE, NULL);
-	if (!e || !gelf_newehdr(e, class) || !gelf_getehdr(e, &ehdr))
+	p = text_scns(s, pe, &nr_places, &where);
+	shstr = calloc(1, 64 + nr_places * sizeof(p->name));
+	if (!e || !p || !shstr || !gelf_newehdr(e, class) || !gelf_getehdr(e, &ehdr))
 		goto out;
 	ehdr.e_ident[EI_DATA] = ELFDATA2LSB;
 	ehdr.e_ident[EI_VERSION] = EV_CURRENT;
@@ -114,12 +180,16 @@ int write_elf(const char *out, const struct syms *s, int em, int class)
 	ehdr.e_machine = em;
 	ehdr.e_version = EV_CURRENT;
 
-	text = new_section(e, ".text", &shstr_off, shstr, SHT_NOBITS,
-			   SHF_ALLOC | SHF_EXECINSTR);
+	for (i = 0; i < nr_places; i++) {
+		p[i].scn = new_section(e, p[i].name, &shstr_off, shstr, SHT_NOBITS,
+				       SHF_ALLOC | SHF_EXECINSTR);
+		if (!p[i].scn)
+			goto out;
+	}
 	symtab = new_section(e, ".symtab", &shstr_off, shstr, SHT_SYMTAB, 0);
 	strtab = new_section(e, ".strtab", &shstr_off, shstr, SHT_STRTAB, 0);
 	shstrtab = new_section(e, ".shstrtab", &shstr_off, shstr, SHT_STRTAB, 0);
-	if (!text || !symtab || !strtab || !shstrtab)
+	if (!symtab || !strtab || !shstrtab)
 		goto out;
 	ehdr.e_shstrndx = elf_ndxscn(shstrtab);
 	if (!gelf_update_ehdr(e, &ehdr))
@@ -137,12 +207,13 @@ int write_elf(const char *out, const struct syms *s, int em, int class)
 		goto out;
 	str_size = 1;
 	for (i = 0; i < s->nr; i++) {
+		const struct text_scn *at = &p[where[i]];
 		GElf_Sym sym = {
 			.st_name = str_size,
-			.st_value = s->v[i].offset,
+			.st_value = s->v[i].offset - at->start + at->addr,
 			.st_size = s->v[i].size,
 			.st_info = GELF_ST_INFO(STB_GLOBAL, STT_FUNC),
-			.st_shndx = elf_ndxscn(text),
+			.st_shndx = elf_ndxscn(at->scn),
 		};
 
 		strcpy(str + str_size, s->v[i].name);
@@ -152,18 +223,28 @@ int write_elf(const char *out, const struct syms *s, int em, int class)
 	}
 
 	/*
-	 * Lay the file out here, so that .text (NOBITS, covering the image) can
-	 * have its address equal to its offset: perf then takes the symbol
-	 * values as they are, file offsets in the image.
+	 * Lay the file out here, so that each NOBITS section can have the
+	 * offset of the image's code it covers: perf takes a symbol's value
+	 * less its section's address plus its offset, a file offset in the
+	 * image. Symbols outside the PE sections (or of another image) are at
+	 * their file offsets, in a section whose address is its offset.
 	 */
 	elf_flagelf(e, ELF_C_SET, ELF_F_LAYOUT);
 	off = class == ELFCLASS64 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr);
 	off = ALIGN(off, 16);
-	gelf_getshdr(text, &shdr);
-	shdr.sh_offset = shdr.sh_addr = off;
-	shdr.sh_size = s->limit;
-	shdr.sh_addralign = 16;
-	gelf_update_shdr(text, &shdr);
+	for (i = 0; i < nr_places; i++) {
+		gelf_getshdr(p[i].scn, &shdr);
+		if (!p[i].file) {
+			shdr.sh_offset = p[i].start;
+			shdr.sh_addr = p[i].addr;
+			shdr.sh_size = p[i].end - p[i].start;
+		} else {
+			shdr.sh_offset = shdr.sh_addr = off;
+			shdr.sh_size = s->limit;
+		}
+		shdr.sh_addralign = 16;
+		gelf_update_shdr(p[i].scn, &shdr);
+	}
 
 	off = ALIGN(off, 8);
 	gelf_getshdr(symtab, &shdr);
@@ -193,6 +274,9 @@ out:
 	close(fd);
 	free(syms);
 	free(str);
+	free(shstr);
+	free(where);
+	free(p);
 	if (ret)
 		unlink(out);
 	return ret;

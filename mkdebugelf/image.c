@@ -411,7 +411,7 @@ int do_image(const char *image, const char *file, const struct opts *o,
 			goto out;
 		out = path;
 	}
-	if (write_elf(out, &s, em, class))
+	if (write_elf(out, &s, em, class, is_pe && !is_r2r ? &pe : NULL))
 		goto out;
 	if (o->verbose) {
 		for (i = 0; i < s.nr; i++)

@@ -52,8 +52,12 @@ int read_map(FILE *f, const char *path, struct syms *s, const struct pe *pe, int
 /* ELF machine and class of a PE machine, or of a name such as x86_64 */
 int pe_machine(uint16_t m, int *em, int *class);
 int named_machine(const char *name, int *em, int *class);
-/* Write the debug file @out: @s's symbols at their file offsets */
-int write_elf(const char *out, const struct syms *s, int em, int class);
+/*
+ * Write the debug file @out: @s's symbols at their file offsets, or, with
+ * @pe, at their addresses in @pe as linked (ImageBase + RVA), each in a
+ * section whose address less its offset maps them back to file offsets
+ */
+int write_elf(const char *out, const struct syms *s, int em, int class, const struct pe *pe);
 
 struct opts {
 	const char *map, *out, *root, *machine, *pdb;

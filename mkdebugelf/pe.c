@@ -83,6 +83,19 @@ int pe_open(struct pe *pe, const uint8_t *buf, size_t len, const char **err)
 
 	if (rd32(pe, opt + 56, &pe->image_size))
 		return -1;
+	if (pe->is_64) {
+		uint32_t lo, hi;
+
+		if (rd32(pe, opt + 24, &lo) || rd32(pe, opt + 28, &hi))
+			return -1;
+		pe->image_base = (uint64_t)hi << 32 | lo;
+	} else {
+		uint32_t base;
+
+		if (rd32(pe, opt + 28, &base))
+			return -1;
+		pe->image_base = base;
+	}
 	/* The data directories: number, then the export table's RVA and size. */
 	*err = "truncated PE optional header";
 	if (rd32(pe, opt + (pe->is_64 ? 108 : 92), &nr_dirs))

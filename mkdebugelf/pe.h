@@ -23,6 +23,7 @@ struct pe {
 	size_t len;
 	uint16_t machine;
 	int is_64;
+	uint64_t image_base;	/* ImageBase: where it is linked to run */
 	uint32_t image_size;	/* SizeOfImage: the span it is loaded in */
 	unsigned int nr_sections;
 	struct pe_section *sections;

@@ -65,6 +65,18 @@ awk -v r="$raw" 'BEGIN { exit !(r == 0) }' || die "samples in PE DLLs still unna
 for f in RtlEnterCriticalSection RtlLeaveCriticalSection; do
 	grep -q "ntdll\.dll .*\[\.\] $f\$" "$out/after.txt" || die "ntdll.dll's $f not named"
 done
+# perf annotate runs objdump on the image itself (under --symfs DIR: there)
+# at the addresses the debug file gives: its instructions, in either perf
+mkdir -p "$out/symfs$dlls"
+cp "$dlls/ntdll.dll" "$out/symfs$dlls/"
+for p in "$base" "$BUILD/patched/perf"; do
+	"$p" annotate -i "$out/perf.data" --symfs "$out/symfs" --stdio RtlEnterCriticalSection \
+		>"$out/annotate.txt" 2>&1 || true
+	n=$(grep -cE '^ +[0-9.]+ : +[0-9a-f]+:' "$out/annotate.txt" || true)
+	[ "$n" -ge 10 ] && grep -q '<RtlEnterCriticalSection>:' "$out/annotate.txt" ||
+		die "$p annotate: $n instructions of RtlEnterCriticalSection (see $out/annotate.txt)"
+done
+note "perf annotate (stock and patched): RtlEnterCriticalSection's $n instructions"
 
 # 2. The program's own code, linked the Windows way (lld-link): no COFF
 # symbols, its names in a PDB only. With the default FileAlignment (0x200)

@@ -3,7 +3,7 @@
 """Write a small PE32+ DLL with known symbols, for mkdebugelf's tests.
 
 .text is RVA 0x1000 at file offset 0x400, so a function at RVA 0x1000 + X is
-at file offset 0x400 + X. Exports: exp_bar (0x10), exp_foo (0x40) and a
+at file offset 0x400 + X, and at address 0x180001000 + X (ImageBase + RVA). Exports: exp_bar (0x10), exp_foo (0x40) and a
 forwarder; COFF symbols: exp_foo again, static_a (0x80), a long name (0xc0)
 through the string table, and two statics named dup (0x100, 0x140).
 
@@ -22,6 +22,7 @@ import struct
 import sys
 
 TEXT_RVA, TEXT_RAW, EDATA_RVA, EDATA_RAW, SYMTAB = 0x1000, 0x400, 0x2000, 0x600, 0x800
+IMAGE_BASE = 0x180000000
 LONG = "a_rather_long_static_function_name"
 # (name, offset in .text, storage class: 2 external, 3 static)
 COFF = [("exp_foo", 0x40, 2), ("static_a", 0x80, 3), (LONG, 0xC0, 3),
@@ -67,7 +68,7 @@ def build(bad_sections=False, coff=True, aligned=False, pdata=False):
     struct.pack_into("<HHIIIHH", img, 0x44, 0x8664, 3 if pdata else 2, 0,
                      SYMTAB if coff else 0, nsyms, 240, 0x2022)
     opt = 0x58
-    struct.pack_into("<H", img, opt, 0x20B)
+    struct.pack_into("<HxxxxxxxxxxxxxxxxxxxxxxQ", img, opt, 0x20B, IMAGE_BASE)
     struct.pack_into("<II", img, opt + 32, 0x1000, 0x200)   # section/file alignment
     struct.pack_into("<II", img, opt + 56, 0x3000, 0x400)   # image/headers size
     struct.pack_into("<I", img, opt + 108, 16)               # data directories

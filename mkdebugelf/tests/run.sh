@@ -16,12 +16,22 @@ export ASAN_OPTIONS=exitcode=99:detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:exi
 ok() { echo "  ok: $*"; }
 bad() { echo "  FAIL: $*"; fails=$((fails + 1)); }
 
-# syms FILE: "offset size name" of each function symbol, hex offsets.
+# syms FILE: "offset size name" of each function symbol, hex file offsets
+# as perf takes them: the value less its section's address plus its offset.
 syms() {
 	# names may hold blanks: "Ns.Type::Method(valuetype Ns.Span`1<char>)"
-	readelf -sW "$1" | awk '$4 == "FUNC" { v = $2; sub(/^0+/, "", v); n = $8
-		for (i = 9; i <= NF; i++) n = n " " $i
-		print (v == "" ? "0" : v), $3, n }'
+	{ readelf -SW "$1" | sed -n 's/^ *\[ *\([0-9]*\)\] */S \1 /p'; readelf -sW "$1"; } |
+		awk 'function hex(s,  i, v) { v = 0; s = tolower(s)
+			for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+			return v }
+		$1 == "S" { delta[$2] = hex($5) - hex($6); next }
+		$4 == "FUNC" { n = $8
+			for (i = 9; i <= NF; i++) n = n " " $i
+			printf "%x %s %s\n", hex($2) - delta[$7], $3, n }'
+}
+# values FILE: "value name" of each function symbol, hex, as written.
+values() {
+	readelf -sW "$1" | awk '$4 == "FUNC" { v = $2; sub(/^0+/, "", v); print (v == "" ? "0" : v), $8 }'
 }
 
 # expect_status WHAT STATUS COMMAND...: exit status STATUS, and no signal.
@@ -53,6 +63,12 @@ if [ "$(syms test.debug)" = "$want" ]; then ok "PE symbols at file offsets"; els
 	bad "PE symbols:"; syms test.debug; fi
 readelf -h test.debug | grep -q 'Advanced Micro Devices X86-64' && ok "machine from the PE" ||
 	bad "machine type"
+# perf annotate runs objdump on the image at the symbol's address less the
+# .text section's address plus its offset: the image's own addresses
+[ "$(values test.debug | head -n 1)" = "180001010 exp_bar" ] &&
+	readelf -SW test.debug | grep -qE '\.text +NOBITS +0*180001000 0*400 ' &&
+	ok "symbols at their addresses as linked, .text at the code's file offset" ||
+	bad "addresses: $(values test.debug | head -n 1); $(readelf -SW test.debug | grep text)"
 # Code at file offsets off the page boundary of its RVA (a linker's default
 # FileAlignment of 0x200): Wine copies it into anonymous memory, say so.
 grep -q 'section .text is at file offset 0x400 for RVA 0x1000, not on a page boundary.*--write-perf-map PID' err.txt &&
@@ -140,6 +156,12 @@ C
 		got=$(syms real.debug | awk -v f="$f" '$3 == f { print $1 }')
 		[ "$got" = "$want" ] && ok "$f at file offset 0x$got" ||
 			bad "$f: at ${got:-nothing}, objdump says 0x$want"
+		# objdump on the image at the symbol's value: the function
+		value=$(values real.debug | awk -v f="$f" '$2 == f { print $1 }')
+		objdump -d --start-address="0x$value" --stop-address=$((0x$value + 1)) real.dll |
+			grep -q "^0*$value <$f>:" && ok "$f at its address, 0x$value" ||
+			bad "$f: objdump at its value 0x$value: $(objdump -d --start-address="0x$value" \
+				--stop-address=$((0x$value + 1)) real.dll 2>&1 | grep . | tail -n 1)"
 	done
 	# The C library's static functions (__pformat_*), an assembly routine
 	# (___chkstk_ms, COFF type 0), statics of its own: with its COFF symbols,
