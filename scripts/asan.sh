@@ -42,7 +42,7 @@ mkdir -p "$BUILD/logs"
 export ASAN_OPTIONS=detect_leaks=0:abort_on_error=0:halt_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 nums=$(cd "$BUILD/logs" && "$out/perf" test list 2>&1 |
-	awk '/^ *[0-9]+: (Perf map fallback for non-ELF maps|perf map fallback for non-ELF executable maps|Perf map symbols)$/ { sub(/:.*/, ""); print $1 }')
+	awk '/^ *[0-9]+: (Perf map names for objects perf cannot read|perf map names for objects perf cannot read|Perf map symbols)$/ { sub(/:.*/, ""); print $1 }')
 [ -n "$nums" ] || die "the series' tests are missing from 'perf test list'"
 # shellcheck disable=SC2086
 (cd "$BUILD/logs" && PATH=$out:$PATH timeout 900 "$out/perf" test -v $nums) >"$log" 2>&1 ||

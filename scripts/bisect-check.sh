@@ -22,7 +22,7 @@ for c in $(git -C "$SRC" rev-list --reverse base..HEAD); do
 	STEP="bisect-check $n" "$TOP/scripts/build-perf.sh" "$wt" "$out" >/dev/null ||
 		die "patch $n ($subject) does not build"
 	nums=$(cd "$BUILD/logs" && "$out/perf" test list 2>&1 |
-		awk '/^ *[0-9]+: (Perf map fallback for non-ELF maps|perf map fallback for non-ELF executable maps|Perf map symbols|Symbols|DSO data tests)$/ { sub(/:.*/, ""); print $1 }')
+		awk '/^ *[0-9]+: (Perf map names for objects perf cannot read|perf map names for objects perf cannot read|Perf map symbols|Symbols|DSO data tests)$/ { sub(/:.*/, ""); print $1 }')
 	log=$BUILD/logs/bisect-$n.txt
 	# shellcheck disable=SC2086
 	(cd "$BUILD/logs" && PATH=$out:$PATH timeout 900 "$out/perf" test $nums) >"$log" 2>&1 ||

@@ -32,16 +32,16 @@ install -D -m 755 "$BUILD/mkdebugelf/mkdebugelf" "$destdir$prefix/bin/mkdebugelf
 install -D -m 644 "$TOP/mkdebugelf/mkdebugelf.1" "$destdir$prefix/share/man/man1/mkdebugelf.1"
 
 root=$destdir$prefix
-for f in bin/perf share/doc/perf-tip/tips.txt share/man/man1/perf-config.1 \
+for f in bin/perf share/doc/perf-tip/tips.txt share/man/man1/perf-report.1 \
 	 bin/mkdebugelf share/man/man1/mkdebugelf.1; do
 	[ -s "$root/$f" ] || die "not installed: $root/$f"
 done
-grep -qF 'perf\-map\-force' "$root/share/man/man1/perf-config.1" ||
-	die "$root/share/man/man1/perf-config.1 is not the series' (no perf-map-force)"
+grep -qF 'perf maps of other users' "$root/share/man/man1/perf-report.1" ||
+	die "$root/share/man/man1/perf-report.1 is not the series' (--force does not name perf maps)"
 note "installed $("$root/bin/perf" version) and $("$root/bin/mkdebugelf" --version) in $root"
 # Installed where it runs from: perf finds its own man pages
 if [ -z "$destdir" ] && command -v man >/dev/null; then
-	"$root/bin/perf" help config 2>/dev/null | grep -q 'perf-map-force' ||
-		die "perf help config does not show the installed perf-config page"
+	"$root/bin/perf" help report 2>/dev/null | grep -q 'perf maps of other users' ||
+		die "perf help report does not show the installed perf-report page"
 	note "perf help config shows the series' page"
 fi

@@ -8,7 +8,7 @@ STEP="perf-test-new"
 . "$(dirname "$0")/lib.sh"
 
 perf=$BUILD/patched/perf
-suites=("perf top tests" "Perf map fallback for non-ELF maps" "perf map fallback for non-ELF executable maps"
+suites=("perf top tests" "Perf map names for objects perf cannot read" "perf map names for objects perf cannot read"
 	"Perf map symbols")
 mkdir -p "$BUILD/logs"
 log=$BUILD/logs/perf-test-new.txt
