@@ -149,8 +149,24 @@ static struct text_scn *text_scns(const struct syms *s, const struct pe *pe, siz
 	return p;
 }
 
-int write_elf(const char *out, const struct syms *s, int em, int class, const struct pe *pe)
+/* An ELF note: name "GNU", type NT_GNU_BUILD_ID, the build ID as its descriptor */
+#define NOTE_SIZE	(12 + 4 + PE_BUILD_ID_SIZE)
+
+static void build_id_note(uint8_t *note, const uint8_t *id)
 {
+	static const uint8_t head[16] = {
+		4, 0, 0, 0, PE_BUILD_ID_SIZE, 0, 0, 0, NT_GNU_BUILD_ID, 0, 0, 0, 'G', 'N', 'U', 0
+	};
+
+	memcpy(note, head, sizeof(head));
+	memcpy(note + sizeof(head), id, PE_BUILD_ID_SIZE);
+}
+
+int write_elf(const char *out, const struct syms *s, int em, int class, const struct pe *pe,
+	      const uint8_t *build_id)
+{
+	uint8_t note[NOTE_SIZE];
+	Elf_Scn *notes = NULL;
 	char *shstr = NULL;
 	size_t shstr_off = 1, str_size = 1, i, nr_places = 0, *where = NULL;
 	uint64_t off;
@@ -171,7 +187,7 @@ int write_elf(const char *out, const struct syms *s, int em, int class, const st
 	}
 	e = elf_begin(fd, ELF_C_WRITE, NULL);
 	p = text_scns(s, pe, &nr_places, &where);
-	shstr = calloc(1, 64 + nr_places * sizeof(p->name));
+	shstr = calloc(1, 96 + nr_places * sizeof(p->name));
 	if (!e || !p || !shstr || !gelf_newehdr(e, class) || !gelf_getehdr(e, &ehdr))
 		goto out;
 	ehdr.e_ident[EI_DATA] = ELFDATA2LSB;
@@ -184,6 +200,13 @@ int write_elf(const char *out, const struct syms *s, int em, int class, const st
 		p[i].scn = new_section(e, p[i].name, &shstr_off, shstr, SHT_NOBITS,
 				       SHF_ALLOC | SHF_EXECINSTR);
 		if (!p[i].scn)
+			goto out;
+	}
+	if (build_id) {
+		build_id_note(note, build_id);
+		notes = new_section(e, ".note.gnu.build-id", &shstr_off, shstr, SHT_NOTE,
+				    SHF_ALLOC);
+		if (!notes || add_data(notes, note, sizeof(note), ELF_T_BYTE, 4))
 			goto out;
 	}
 	symtab = new_section(e, ".symtab", &shstr_off, shstr, SHT_SYMTAB, 0);
@@ -244,6 +267,13 @@ int write_elf(const char *out, const struct syms *s, int em, int class, const st
 		}
 		shdr.sh_addralign = 16;
 		gelf_update_shdr(p[i].scn, &shdr);
+	}
+
+	if (notes) {
+		off = place(notes, off, sizeof(note));
+		gelf_getshdr(notes, &shdr);
+		shdr.sh_addralign = 4;
+		gelf_update_shdr(notes, &shdr);
 	}
 
 	off = ALIGN(off, 8);

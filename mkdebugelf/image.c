@@ -258,6 +258,7 @@ int do_image(const char *image, const char *file, const struct opts *o,
 	struct utsname uts;
 	const uint8_t *buf;
 	int is_pe = 0, is_r2r = 0, em, class, fd, ret = -1;
+	uint8_t build_id[PE_BUILD_ID_SIZE];
 	struct r2r_stats r2r;
 	struct stat st;
 	size_t i;
@@ -411,7 +412,8 @@ int do_image(const char *image, const char *file, const struct opts *o,
 			goto out;
 		out = path;
 	}
-	if (write_elf(out, &s, em, class, is_pe && !is_r2r ? &pe : NULL))
+	if (write_elf(out, &s, em, class, is_pe && !is_r2r ? &pe : NULL,
+		      is_pe && !pe_build_id(&pe, build_id) ? build_id : NULL))
 		goto out;
 	if (o->verbose) {
 		for (i = 0; i < s.nr; i++)

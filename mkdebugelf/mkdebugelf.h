@@ -55,9 +55,11 @@ int named_machine(const char *name, int *em, int *class);
 /*
  * Write the debug file @out: @s's symbols at their file offsets, or, with
  * @pe, at their addresses in @pe as linked (ImageBase + RVA), each in a
- * section whose address less its offset maps them back to file offsets
+ * section whose address less its offset maps them back to file offsets;
+ * with @build_id (PE_BUILD_ID_SIZE bytes), an NT_GNU_BUILD_ID note of it
  */
-int write_elf(const char *out, const struct syms *s, int em, int class, const struct pe *pe);
+int write_elf(const char *out, const struct syms *s, int em, int class, const struct pe *pe,
+	      const uint8_t *build_id);
 
 struct opts {
 	const char *map, *out, *root, *machine, *pdb;

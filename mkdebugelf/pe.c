@@ -519,3 +519,19 @@ int pe_codeview(const struct pe *pe, struct pe_codeview *cv)
 	}
 	return -1;
 }
+
+int pe_build_id(const struct pe *pe, uint8_t id[PE_BUILD_ID_SIZE])
+{
+	static const uint8_t order[PE_BUILD_ID_SIZE] = {
+		3, 2, 1, 0, 5, 4, 7, 6, 8, 9, 10, 11, 12, 13, 14, 15
+	};
+	struct pe_codeview cv;
+	int i;
+
+	if (pe_codeview(pe, &cv))
+		return -1;
+	/* Data1 (4 bytes), Data2 and Data3 (2 each) are stored little-endian */
+	for (i = 0; i < PE_BUILD_ID_SIZE; i++)
+		id[i] = cv.guid[order[i]];
+	return 0;
+}

@@ -88,4 +88,12 @@ long pe_functions(const struct pe *pe, struct pe_func **out);
 /* The image's CodeView (RSDS) debug record: 0, or -1 if it has none */
 int pe_codeview(const struct pe *pe, struct pe_codeview *cv);
 
+#define PE_BUILD_ID_SIZE	16
+/*
+ * The image's build ID as libbfd spells a PE's: its CodeView GUID with the
+ * first three fields in big-endian order, the age left out. 0, or -1 for an
+ * image without a CodeView record.
+ */
+int pe_build_id(const struct pe *pe, uint8_t id[PE_BUILD_ID_SIZE]);
+
 #endif

@@ -63,6 +63,8 @@ if [ "$(syms test.debug)" = "$want" ]; then ok "PE symbols at file offsets"; els
 	bad "PE symbols:"; syms test.debug; fi
 readelf -h test.debug | grep -q 'Advanced Micro Devices X86-64' && ok "machine from the PE" ||
 	bad "machine type"
+readelf -n test.debug | grep -q 'Build ID' && bad "a build ID without a CodeView record" ||
+	ok "no CodeView record, no build ID note"
 # perf annotate runs objdump on the image at the symbol's address less the
 # .text section's address plus its offset: the image's own addresses
 [ "$(values test.debug | head -n 1)" = "180001010 exp_bar" ] &&
@@ -254,6 +256,13 @@ C
 	if pdb_exe app.exe; then
 		expect_status "PE image with a PDB" 0 "$tool" -o app.debug app.exe
 		grep -q 'app.pdb: [1-9][0-9]* functions' out.txt || bad "PDB not read: $(cat out.txt)"
+		# The image's build ID: its CodeView GUID as libbfd (objdump -p) spells it
+		want=$(x86_64-w64-mingw32-objdump -p app.exe |
+			sed -n 's/.*(format RSDS signature \([0-9a-f]*\) age .*/\1/p')
+		got=$(readelf -n app.debug | awk '$1 == "Build" && $2 == "ID:" { print $3 }')
+		[ "${#want}" = 32 ] && [ "$got" = "$want" ] &&
+			ok "build ID note $got, the image's as objdump spells it" ||
+			bad "build ID note '$got', objdump -p says '$want'"
 		pdb_offsets app.exe app.pdb app.debug
 		[ "$checked" -gt 10 ] && ok "$checked PDB functions at llvm-pdbutil's offsets" ||
 			bad "only $checked PDB functions compared"
