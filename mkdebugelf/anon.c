@@ -133,8 +133,8 @@ static int cmp_u64(const void *a, const void *b)
 
 /*
  * The lines for image @m of process @pid, if it is a PE image with code in
- * anonymous memory, but for addresses in @have (sorted): 0 with them added
- * to @l, or -1.
+ * anonymous memory, but for addresses in @have (sorted), added to @l: 1 for
+ * a PE image, 0 for another file, or -1.
  */
 static int image_lines(long pid, const struct vma *m, const struct vma *v, size_t nr,
 		       const uint64_t *have, size_t nr_have, struct lines *l,
@@ -158,6 +158,7 @@ static int image_lines(long pid, const struct vma *m, const struct vma *v, size_
 		munmap((void *)buf, len);
 		return 0;
 	}
+	ret = 1;
 	end = base + pe.image_size;
 	for (i = 0; i < nr; i++)
 		here += v[i].exec && !v[i].name[0] && v[i].start >= base && v[i].start < end;
@@ -262,9 +263,10 @@ int do_write_perf_map(long pid, const struct opts *o)
 	uint64_t *starts = NULL;
 	struct vma *v = NULL;
 	size_t nr = 0, i;
+	unsigned long images = 0;
 	uid_t uid = 0;
 	gid_t gid = 0;
-	int ret = 1;
+	int ret = 1, r;
 	FILE *f;
 
 	if (process_ids(pid, &uid, &gid) || read_vmas(pid, &v, &nr)) {
@@ -296,8 +298,15 @@ int do_write_perf_map(long pid, const struct opts *o)
 		    (len > 10 && !strcmp(m->name + len - 10, " (deleted)")) ||
 		    (i && !strcmp(v[i - 1].name, m->name)))
 			continue;
-		if (image_lines(pid, m, v, nr, starts, have.nr, &l, o))
+		r = image_lines(pid, m, v, nr, starts, have.nr, &l, o);
+		if (r < 0)
 			goto out;
+		images += r;
+	}
+	if (!images) {
+		fprintf(stderr, "%s: process %ld maps no PE image: nothing to name (a Wine "
+			"process maps its .exe once it has started)\n", prog, pid);
+		goto out;
 	}
 	if (!l.nr) {
 		fprintf(stderr, "%s: process %ld runs no code of PE images from anonymous memory "

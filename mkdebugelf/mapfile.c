@@ -44,9 +44,11 @@ static int parse_hex(const char **pp, uint64_t *v)
  * --perfmap): its header pseudo-records (RVAs 0xFFFFFFFB-0xFFFFFFFF, size 0)
  * are recognised and skipped.
  */
+#define BAD_LINES_SHOWN	8
+
 int read_map(FILE *f, const char *path, struct syms *s, const struct pe *pe, int rva)
 {
-	unsigned long bad = 0, header = 0, lineno = 0;
+	unsigned long bad = 0, header = 0, lineno = 0, bad_lines[BAD_LINES_SHOWN];
 	char *line = NULL;
 	size_t n = 0;
 	ssize_t len;
@@ -59,19 +61,18 @@ int read_map(FILE *f, const char *path, struct syms *s, const struct pe *pe, int
 		lineno++;
 		while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
 			line[--len] = '\0';
+		/* Leading blanks, as perf's reader (strtoull) skips them */
+		while (*p == ' ' || *p == '\t')
+			p++;
 		if (strlen(line) != (size_t)len || parse_hex(&p, &start) ||
-		    parse_hex(&p, &size) || !*p) {
-			bad++;
-			continue;
-		}
+		    parse_hex(&p, &size) || !*p)
+			goto malformed;
 		if (rva && start >= 0xfffffffbULL && start <= 0xffffffffULL && !size) {
 			header++;
 			continue;
 		}
-		if (!size || start + size < start) {
-			bad++;
-			continue;
-		}
+		if (!size || start + size < start)
+			goto malformed;
 		off = rva ? pe_rva_to_offset(pe, start) : (int64_t)start;
 		if (off < 0) {
 			s->skipped++;
@@ -81,11 +82,22 @@ int read_map(FILE *f, const char *path, struct syms *s, const struct pe *pe, int
 			free(line);
 			return -1;
 		}
+		continue;
+malformed:
+		if (bad < BAD_LINES_SHOWN)
+			bad_lines[bad] = lineno;
+		bad++;
 	}
 	free(line);
-	if (bad)
-		fprintf(stderr, "%s: %s: skipped %lu malformed of %lu lines\n", prog, path, bad,
-			lineno);
+	if (bad) {
+		unsigned long i;
+
+		fprintf(stderr, "%s: %s: skipped %lu malformed of %lu lines: line", prog, path,
+			bad, lineno);
+		for (i = 0; i < bad && i < BAD_LINES_SHOWN; i++)
+			fprintf(stderr, "%s %lu", i ? "," : bad > 1 ? "s" : "", bad_lines[i]);
+		fprintf(stderr, "%s\n", bad > BAD_LINES_SHOWN ? ", ..." : "");
+	}
 	if (header)
 		fprintf(stderr, "%s: %s: skipped %lu crossgen2 header records\n", prog, path,
 			header);

@@ -408,13 +408,19 @@ python3 "$here/mkpe.py" badsec.dll --bad-sections
 expect_status "section data outside the file" 1 "$tool" -o x.debug badsec.dll
 head -c 4096 /dev/urandom >random.img
 expect_status "random bytes, no map" 1 "$tool" -o x.debug random.img
-printf '1000 10 good\nnot a line\n12g4 10 bad\n-5 10 neg\n1010 0 empty\n0x1020 0x10 hex_ok\n1030 10\nffffffffffffffff 10 wraps\n' >garbage.map
+# (leading blanks are perf's syntax too: its reader skips them)
+printf '1000 10 good\nnot a line\n12g4 10 bad\n-5 10 neg\n1010 0 empty\n0x1020 0x10 hex_ok\n1030 10\nffffffffffffffff 10 wraps\n  1040 10 blanks_ok\n\t1050 10 tab_ok\n' >garbage.map
 head -c 8192 /dev/zero >zero.img
 expect_status "map with garbage lines" 0 "$tool" --map garbage.map -o g.debug zero.img
-grep -q 'skipped 6 malformed of 8 lines' err.txt && ok "6 of 8 lines skipped" ||
-	bad "garbage map: $(cat err.txt)"
-[ "$(syms g.debug | awk '{ print $3 }' | tr '\n' ' ')" = "good hex_ok " ] &&
-	ok "only the good lines kept" || { bad "garbage map symbols:"; syms g.debug; }
+grep -q 'skipped 6 malformed of 10 lines: lines 2, 3, 4, 5, 7, 8$' err.txt &&
+	ok "6 of 10 lines skipped, by number" || bad "garbage map: $(cat err.txt)"
+[ "$(syms g.debug | awk '{ print $3 }' | tr '\n' ' ')" = "good hex_ok blanks_ok tab_ok " ] &&
+	ok "only the good lines kept, leading blanks too" || { bad "garbage map symbols:"; syms g.debug; }
+# --write-perf-map on a process that maps no PE image: an error
+sleep 60 &
+expect_status "--write-perf-map, no PE image" 1 "$tool" --write-perf-map $!
+grep -q 'maps no PE image' err.txt || bad "no PE image: $(cat err.txt)"
+kill $! 2>/dev/null
 printf '100 100 a\n100 100 a\n150 100 overlaps\n3000 10 beyond_the_file\n' >dup.map
 expect_status "duplicates, overlaps, beyond the file" 0 "$tool" --map dup.map -o d.debug zero.img
 [ "$(syms d.debug | tr '\n' ';')" = "100 80 a;150 256 overlaps;" ] && ok "deduplicated and cut" ||
