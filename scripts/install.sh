@@ -41,7 +41,7 @@ grep -qF 'perf maps of other users' "$root/share/man/man1/perf-report.1" ||
 note "installed $("$root/bin/perf" version) and $("$root/bin/mkdebugelf" --version) in $root"
 # Installed where it runs from: perf finds its own man pages
 if [ -z "$destdir" ] && command -v man >/dev/null; then
-	"$root/bin/perf" help report 2>/dev/null | grep -q 'perf maps of other users' ||
+	"$root/bin/perf" help report 2>/dev/null | tr -s ' \n' '  ' | grep -q 'perf maps of other users' ||
 		die "perf help report does not show the installed perf-report page"
 	note "perf help config shows the series' page"
 fi
