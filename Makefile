@@ -6,7 +6,7 @@ SCRIPTS := $(CURDIR)/scripts
 export BUILD
 
 .PHONY: all build deps prepare base patched check demo export reset clean \
-	fuzz asan bench series bisect-check install
+	fuzz asan bench soak series bisect-check install
 
 all: build
 
@@ -58,6 +58,11 @@ fuzz: asan
 
 bench: build
 	@$(CURDIR)/bench/run.sh
+
+# perf top -a for SOAK_SECONDS (300) while processes come and go: its RSS and
+# perf map probes a second must not grow with the processes seen.
+soak: build
+	@$(CURDIR)/bench/soak.sh
 
 bisect-check: prepare
 	@$(SCRIPTS)/bisect-check.sh

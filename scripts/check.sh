@@ -28,7 +28,7 @@ run() {
 
 S=$TOP/scripts
 run series-applies "$S/verify-series.sh"
-run shellcheck sh -c "cd '$TOP' && shellcheck -S warning scripts/*.sh bench/run.sh mkdebugelf/tests/run.sh .ci/run"
+run shellcheck sh -c "cd '$TOP' && shellcheck -S warning scripts/*.sh bench/run.sh bench/soak.sh mkdebugelf/tests/run.sh .ci/run"
 run checkpatch "$S/checkpatch.sh"
 run perf-test-new "$S/perf-test-new.sh"
 run demo "$S/demo.sh" --check
