@@ -412,7 +412,7 @@ int do_image(const char *image, const char *file, const struct opts *o,
 			goto out;
 		out = path;
 	}
-	if (write_elf(out, &s, em, class, is_pe && !is_r2r ? &pe : NULL,
+	if (write_elf(out, &s, em, class, is_pe ? &pe : NULL,
 		      is_pe && !pe_build_id(&pe, build_id) ? build_id : NULL))
 		goto out;
 	if (o->verbose) {

@@ -5,8 +5,11 @@
 # runtime's own names for the R2R code it ran) injected, and the names stock
 # perf gives the samples in R2R images with the debug files compared to the
 # jitdump's, sample by sample; each R2R method the runtime logged against our
-# symbol at its file offset (start and size); and crossgen2's own map of the
-# program's image, published ReadyToRun, against its debug file.
+# symbol at its file offset (start and size); perf annotate of the hottest
+# method with its instructions; and crossgen2's own map of the program's
+# image, published ReadyToRun, against its debug file. Debug file symbols are
+# at the image's addresses as linked: a file offset is a symbol's value less
+# its section's address plus its offset (mkdebugelf/tests/elfsyms.py).
 # Needs: dotnet with Microsoft.NETCore.App 10.x, root; PERF (default
 # BUILD/base/perf, stock perf).
 set -euo pipefail
@@ -246,11 +249,12 @@ read -r total named jit_named same same_off overload params minst tinst <"$out/c
 # load: address and size of the whole method, funclets included), at the
 # file offset of its image's mapping, against our symbol there.
 "$perf" script -i "$out/perf.data" --show-mmap-events 2>/dev/null | grep 'PERF_RECORD_MMAP' >"$out/mmaps.txt" || true
-python3 - "$out" "$fw" "$TOP/scripts" <<'PY' >"$out/ranges.txt" || die "range comparison failed"
-import glob, re, struct, subprocess, sys
+python3 - "$out" "$fw" "$TOP/scripts" "$TOP/mkdebugelf/tests" <<'PY' >"$out/ranges.txt" || die "range comparison failed"
+import glob, re, struct, sys
 out, fw = sys.argv[1], sys.argv[2]
-sys.path.insert(0, sys.argv[3])
+sys.path[:0] = sys.argv[3:5]
 from r2r_names import runtime_name, our_name
+from elfsyms import func_syms
 maps = []
 for l in open(out + '/mmaps.txt'):
     m = re.search(r'\[(0x[0-9a-f]+)\((0x[0-9a-f]+)\) @ (0x[0-9a-f]+|0) .*\]: (\S+) (\S+)$', l)
@@ -260,11 +264,8 @@ syms = {}
 def debug_syms(dll):
     if dll not in syms:
         syms[dll] = {}
-        elf = out + '/symfs/usr/lib/debug' + dll + '.debug'
-        for l in subprocess.run(['readelf', '-sW', elf], capture_output=True, text=True).stdout.splitlines():
-            f = l.split()
-            if len(f) >= 8 and f[3] == 'FUNC':
-                syms[dll].setdefault(int(f[1], 16), []).append((int(f[2]), our_name(' '.join(f[7:]))))
+        for o, z, name in func_syms(out + '/symfs/usr/lib/debug' + dll + '.debug'):
+            syms[dll].setdefault(o, []).append((z, our_name(name)))
     return syms[dll]
 logged = in_image = start = size = same_name = 0
 for dump in glob.glob(out + '/jit/jit-*.dump'):
@@ -299,7 +300,42 @@ note "the jitdump names $jit_named of them; the same name for $same ($(pct "$sam
 note "spelling allowed to differ: the runtime's return type, [assembly] and [tier]; our #N where the parameters don't tell methods apart ($overload samples) and <type arguments> of generic methods ($minst samples); parameters spelled alike ($params samples in overloaded methods), type instantiations too ($tinst samples)"
 note "the runtime logged $logged R2R methods, $in_image in the framework's images: $at_start start where a symbol of ours does, $same_size of the same size (body and funclets), $same_name of the same name and parameters"
 
-# 5. crossgen2's own map of an image it compiles (the app, published
+# 5. perf annotate of the method with most samples: perf runs objdump on the
+# image itself (under --symfs DIR: there) at the debug file's addresses less
+# its .text's address plus offset. Its instructions, from the symbol's value.
+IFS=$'\t' read -r hot_dso hot_sym hot_value < <(python3 - "$out" "$fw" "$TOP/mkdebugelf/tests" <<'PY'
+import collections, re, sys
+out, fw = sys.argv[1], sys.argv[2]
+sys.path.insert(0, sys.argv[3])
+from elfsyms import func_values
+n = collections.Counter()
+for l in open(out + '/ours.txt'):
+    m = re.match(r'^\S+:\s+[0-9a-f]+\s+(.*?)(\+0x[0-9a-f]+)?\s+\(([^()]*)\)$', l.strip())
+    if m and m.group(3).startswith(fw + '/') and not re.match(r'^0x[0-9a-f]+$', m.group(1)):
+        n[(m.group(3), m.group(1))] += 1
+(dso, sym), _ = n.most_common(1)[0]
+value = [v for v, _, name in func_values(out + '/symfs/usr/lib/debug' + dso + '.debug')
+         if name == sym]
+print(dso, sym, '%x' % value[0], sep='\t')
+PY
+)
+[ -n "$hot_value" ] || die "no R2R method with samples to annotate"
+mkdir -p "$out/symfs$(dirname "$hot_dso")"
+cp "$hot_dso" "$out/symfs$hot_dso"
+annotated=
+for p in "$perf" "$BUILD/patched/perf"; do
+	[ -x "$p" ] || continue
+	annotated="$annotated${annotated:+, }$p"
+	"$p" annotate -i "$out/perf.data" --symfs "$out/symfs" --stdio "$hot_sym" \
+		>"$out/annotate.txt" 2>&1 || true
+	n=$(grep -cE '^ +[0-9.]+ : +[0-9a-f]+:' "$out/annotate.txt" || true)
+	first=$(awk '/^ +[0-9.]+ : +[0-9a-f]+:/ { print $3; exit }' "$out/annotate.txt")
+	[ "$n" -ge 10 ] && [ "$first" = "$hot_value:" ] ||
+		die "$p annotate: $n instructions of $hot_sym, the first at ${first:-none}, expected $hot_value (see $out/annotate.txt)"
+done
+note "perf annotate ($annotated): $hot_sym in $(basename "$hot_dso"), $n instructions from its address 0x$hot_value"
+
+# 6. crossgen2's own map of an image it compiles (the app, published
 # ReadyToRun with its symbols): each method's RVA, size and name, against
 # our symbols. Needs the crossgen2 package (NuGet, or its cache).
 if DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 dotnet publish -c Release -r linux-x64 \
@@ -307,10 +343,12 @@ if DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 dotnet publish -c Release -r li
 	-o "$app/r2r" "$app" >"$out/publish.log" 2>&1 && [ -s "$app/r2r/app.ni.r2rmap" ]; then
 	"$tool" -o "$out/app.debug" "$app/r2r/app.dll" >"$out/app-debug.txt" 2>&1 ||
 		die "mkdebugelf on the app: $(head -n 1 "$out/app-debug.txt")"
-	python3 - "$app/r2r/app.dll" "$app/r2r/app.ni.r2rmap" "$out/app.debug" "$TOP/scripts" <<'PY' >"$out/crossgen2.txt" ||
-import re, struct, subprocess, sys
-sys.path.insert(0, sys.argv[4])
+	python3 - "$app/r2r/app.dll" "$app/r2r/app.ni.r2rmap" "$out/app.debug" "$TOP/scripts" \
+		"$TOP/mkdebugelf/tests" <<'PY' >"$out/crossgen2.txt" ||
+import struct, sys
+sys.path[:0] = sys.argv[4:6]
 from r2r_names import our_name
+from elfsyms import func_syms
 d = open(sys.argv[1], 'rb').read()
 pe = struct.unpack_from('<I', d, 0x3c)[0]
 nsec, optsize = struct.unpack_from('<H', d, pe + 6)[0], struct.unpack_from('<H', d, pe + 20)[0]
@@ -318,11 +356,9 @@ secs = [struct.unpack_from('<IIII', d, pe + 24 + optsize + 40 * i + 8) for i in 
 def off(rva):
     return next((o + rva - va for _, va, raw, o in secs if va <= rva < va + raw), None)
 ours = {}
-for l in subprocess.run(['readelf', '-sW', sys.argv[3]], capture_output=True, text=True).stdout.splitlines():
-    f = l.split()
-    if len(f) >= 8 and f[3] == 'FUNC':
-        # crossgen2 spells parameters its own way: Type::Method only
-        ours[int(f[1], 16)] = (int(f[2]), our_name(' '.join(f[7:])).split('(')[0])
+for o, size, name in func_syms(sys.argv[3]):
+    # crossgen2 spells parameters its own way: Type::Method only
+    ours[o] = (size, our_name(name).split('(')[0])
 n = same = 0
 for l in open(sys.argv[2]):
     rva, size, name = l.rstrip('\n').split(' ', 2)

@@ -5,7 +5,8 @@ tests: each table mkdebugelf reads, and each way it may be broken.
 
 .text is RVA 0x1000 at file offset 0x400, .rdata (CLI header, metadata,
 READYTORUN_HEADER and its sections) RVA 0x3000 at file offset 0x800: a
-method at RVA 0x1000 + X is at file offset 0x400 + X.
+method at RVA 0x1000 + X is at file offset 0x400 + X, linked at ImageBase
+0x180000000 + RVA.
 
 Metadata: types <Module>, App.Program (Main, Work, Work, Generic<T>),
 App.Program+Inner (Run), App.Box`1 (Get); a TypeRef System.Text.Foo.
@@ -35,6 +36,7 @@ import struct
 import sys
 
 TEXT_RVA, TEXT_RAW, RDATA_RVA, RDATA_RAW = 0x1000, 0x400, 0x3000, 0x800
+IMAGE_BASE = 0x180000000                # crossgen2's, for a DLL
 
 
 def nf_uint(v):
@@ -270,6 +272,7 @@ def build(machine=0xFD1D, flags=0x4B, composite=False, il_only=False, where=None
     struct.pack_into("<HHIIIHH", img, 0x44, machine, 2, 0, 0, 0, 240, 0x2022)
     opt = 0x58
     struct.pack_into("<H", img, opt, 0x20B)
+    struct.pack_into("<Q", img, opt + 24, IMAGE_BASE)
     struct.pack_into("<II", img, opt + 32, 0x1000, 0x200)
     struct.pack_into("<II", img, opt + 56, 0x5000, 0x400)
     struct.pack_into("<I", img, opt + 108, 16)

@@ -453,6 +453,11 @@ expect_sym "DELAYLOAD_METHODCALL_THUNKS" "ReadyToRun::DelayLoadMethodCallThunks"
 	{ bad "R2R symbols:"; syms r2r.debug; }
 readelf -h r2r.debug | grep -q 'Advanced Micro Devices X86-64' && ok "x86_64 from machine 0xfd1d" ||
 	bad "R2R machine type"
+# As PE images: at ImageBase + RVA, for perf annotate (objdump on the image)
+[ "$(values r2r.debug | grep -m 1 'App.Program::Main')" = "180001000 App.Program::Main()" ] &&
+	readelf -SW r2r.debug | grep -qE '\.text +NOBITS +0*180001000 0*400 ' &&
+	ok "R2R symbols at their addresses as linked, .text at the code's file offset" ||
+	bad "R2R addresses: $(values r2r.debug | head -n 1); $(readelf -SW r2r.debug | grep text)"
 
 python3 "$here/mkr2r.py" hc.dll --hot-cold
 expect_status "HOT_COLD_MAP" 0 "$tool" -o hc.debug hc.dll
@@ -625,6 +630,17 @@ PY
 			ok "$a: all $nr runtime functions in a method's code" ||
 			bad "$a: the image has $nr runtime functions: $(cat out.txt)"
 		syms real.debug | cut -d ' ' -f 3- >"names-$a.txt"
+		# perf annotate's view: objdump on the image itself at a symbol's
+		# value finds an instruction there (binutils reads machine 0xfd1d)
+		n=0
+		values real.debug >values.txt
+		for v in $(awk -v t="$(wc -l <values.txt)" 'NR % (t > 16 ? int(t / 8) : 2) == 1 { print $1 }' values.txt |
+			   head -n 8); do
+			objdump -d --start-address="0x$v" --stop-address=$((0x$v + 16)) "$fw/$a.dll" |
+				grep -qE "^ +$v:	[0-9a-f]{2} " && n=$((n + 1))
+		done
+		[ "$n" = 8 ] && ok "$a: objdump on the image disassembles 8 symbols at their values" ||
+			bad "$a: objdump finds code at $n of 8 symbols' values: $(values real.debug | head -n 1)"
 	done
 	mkdir -p srm
 	cat >srm/srm.csproj <<'X'
