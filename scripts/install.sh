@@ -27,9 +27,9 @@ for goal in install-bin install-man; do
 		NO_JEVENTS=0 LIBPERL=1 LIBUNWIND=1 NO_RUST=1 prefix="$prefix" DESTDIR="$destdir" \
 		"$goal" >>"$log" 2>&1 || die "perf's make $goal failed, see $log"
 done
-make -s -C "$TOP/mkdebugelf" O="$BUILD/mkdebugelf" || die "cannot build mkdebugelf"
-install -D -m 755 "$BUILD/mkdebugelf/mkdebugelf" "$destdir$prefix/bin/mkdebugelf"
-install -D -m 644 "$TOP/mkdebugelf/mkdebugelf.1" "$destdir$prefix/share/man/man1/mkdebugelf.1"
+# mkdebugelf's own install: the command and its man page
+make -s -C "$TOP/mkdebugelf" O="$BUILD/mkdebugelf" PREFIX="$prefix" DESTDIR="$destdir" install \
+	>>"$log" 2>&1 || die "cannot build or install mkdebugelf, see $log"
 
 root=$destdir$prefix
 for f in bin/perf share/doc/perf-tip/tips.txt share/man/man1/perf-report.1 \

@@ -843,5 +843,32 @@ live_stop
 [ -e live2 ] && bad "files written with no perf map: $(find live2)"
 expect_status "--pid, no such process" 1 "$tool" --pid 999999999 --install
 
+# make install: the command and its man page alone, under PREFIX (default
+# /usr/local) in DESTDIR, built in a folder of the test's own.
+src=$(dirname "$here")
+for p in "" /opt/mde; do
+	dest=$tmp/dest${p:-default}
+	root=$dest${p:-/usr/local}
+	t0=$(date +%s)
+	expect_status "make install${p:+ PREFIX=$p} DESTDIR" 0 make -s -C "$src" O="$tmp/build" \
+		${p:+PREFIX="$p"} DESTDIR="$dest" install
+	[ "$(cd "$dest" 2>/dev/null && find . ! -type d -printf '%m %p\n' | sort)" = "644 .${p:-/usr/local}/share/man/man1/mkdebugelf.1
+755 .${p:-/usr/local}/bin/mkdebugelf" ] && ok "installed the command and its page alone, in $(($(date +%s) - t0)) s" ||
+		bad "installed: $(cd "$dest" 2>/dev/null && find . ! -type d -printf '%m %p\n' | tr '\n' ' ')"
+	"$root/bin/mkdebugelf" --version | grep -q '^mkdebugelf [0-9]' && ok "the installed command runs" ||
+		bad "installed mkdebugelf --version: $("$root/bin/mkdebugelf" --version 2>&1)"
+	if command -v man >/dev/null; then
+		MANPAGER=cat MANWIDTH=80 man --warnings -l "$root/share/man/man1/mkdebugelf.1" >man.txt 2>man.err
+		[ $? = 0 ] && [ ! -s man.err ] && grep -q '^ *mkdebugelf - write ELF debug files' man.txt &&
+			ok "man -l of the installed page, no warnings" ||
+			bad "man -l $root/share/man/man1/mkdebugelf.1: $(head -n 3 man.err man.txt)"
+	else
+		echo "  skip: man -l of the installed page (no man here)"
+	fi
+done
+expect_status "make uninstall" 0 make -s -C "$src" PREFIX=/opt/mde DESTDIR="$tmp/dest/opt/mde" uninstall
+[ -z "$(find "$tmp/dest/opt/mde" ! -type d)" ] && ok "uninstalled" ||
+	bad "left after uninstall: $(find "$tmp/dest/opt/mde" ! -type d)"
+
 echo "mkdebugelf tests: $fails failed"
 [ "$fails" = 0 ]
