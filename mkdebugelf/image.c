@@ -174,28 +174,54 @@ const uint8_t *map_file(const char *path, size_t *len)
 }
 
 /*
+ * A truncated image whose CodeView record is cut off names no PDB: say so
+ * if one named after the image is next to it, since it can't be checked.
+ */
+static void pdb_cut_off(const char *image, const char *file, const struct pe *pe)
+{
+	const char *slash = strrchr(file, '/'), *dot = strrchr(file, '.');
+	struct stat st;
+	char *pdb;
+
+	if (pe->need <= pe->len)
+		return;
+	if (!dot || (slash && dot < slash))
+		dot = file + strlen(file);
+	if (asprintf(&pdb, "%.*s.pdb", (int)(dot - file), file) < 0)
+		return;
+	if (!stat(pdb, &st))
+		fprintf(stderr, "%s: %s: %s is not read: the image's CodeView record, which "
+			"names its PDB and identifies its build, is cut off by the truncation\n",
+			prog, image, pdb);
+	free(pdb);
+}
+
+/*
  * The symbols of the PDB the image @pe was linked with, if there is one:
  * --pdb FILE, else the file its CodeView record names, looked for next to
  * the image, then at the path recorded. One that isn't the image's (another
- * GUID or age) is refused. Returns the number added, 0 if there is no PDB
- * to read, -1 on errors.
+ * GUID or age) is refused, and the next place is tried. Returns the number
+ * added, 0 if there is no PDB to read, -1 on errors.
  */
 int add_pdb(const char *image, const char *file, const struct pe *pe, struct syms *s,
 	    const struct opts *o)
 {
-	const char *tried[3] = { NULL }, *base = NULL, *err;
+	const char *tried[3] = { NULL }, *base = NULL, *err, *refused = NULL;
 	char *next_to = NULL, *slash;
 	struct pe_codeview cv;
 	struct pdb_stats st;
-	const uint8_t *buf = NULL;
+	const uint8_t *buf;
+	int i, nr = -1, found = 0;
 	struct pdb pdb;
-	size_t len = 0;
-	int i, nr = -1;
+	size_t len;
 
 	if (pe_codeview(pe, &cv)) {
 		if (o->pdb)
-			fprintf(stderr, "%s: %s has no CodeView record: it names no PDB to check "
-				"%s against\n", prog, image, o->pdb);
+			fprintf(stderr, "%s: %s has no CodeView record%s: it names no PDB to "
+				"check %s against\n", prog, image, pe->need > pe->len ?
+				" (cut off by the truncation)" : "", o->pdb);
+		else
+			pdb_cut_off(image, file, pe);
 		return o->pdb ? -1 : 0;
 	}
 	if (o->pdb) {
@@ -214,37 +240,54 @@ int add_pdb(const char *image, const char *file, const struct pe *pe, struct sym
 		if (strcmp(next_to, cv.path))
 			tried[1] = cv.path;
 	}
-	for (i = 0; tried[i] && !buf; i++)
+	/* The first of them that is the image's PDB */
+	for (i = 0; tried[i] && nr < 0; i++) {
 		buf = map_file(tried[i], &len);
-	if (!buf) {
-		if (o->pdb)
-			fprintf(stderr, "%s: --pdb %s: %s\n", prog, o->pdb, strerror(errno));
-		else if (!o->quiet)
-			fprintf(stderr, "%s: %s: its PDB %s is not next to it nor at %s: give it "
-				"with --pdb FILE for the names of its functions\n", prog, image,
-				base, cv.path);
-		free(next_to);
-		return o->pdb ? -1 : 0;
-	}
-	i--;
-	if (pdb_open(&pdb, buf, len, &err)) {
-		fprintf(stderr, "%s: %s: %s\n", prog, tried[i], err);
-	} else if (!pdb_matches(&pdb, &cv)) {
-		fprintf(stderr, "%s: %s is not the PDB of %s: its GUID or age differs (another "
-			"build's?)\n", prog, tried[i], image);
-		pdb_close(&pdb);
-	} else {
-		nr = pdb_symbols(&pdb, pe, syms_add, s, &st, &err);
-		if (nr < 0)
+		if (!buf) {
+			if (o->pdb)
+				fprintf(stderr, "%s: --pdb %s: %s\n", prog, o->pdb, strerror(errno));
+			continue;
+		}
+		found = 1;
+		if (pdb_open(&pdb, buf, len, &err)) {
 			fprintf(stderr, "%s: %s: %s\n", prog, tried[i], err);
-		else if (!o->quiet)
-			printf("%s: %s: %lu functions, %lu more public symbols\n", image,
-			       tried[i], st.procs, st.publics);
-		pdb_close(&pdb);
+		} else if (!pdb_matches(&pdb, &cv)) {
+			refused = tried[i];
+			fprintf(stderr, "%s: %s is not the PDB of %s: its GUID or age differs "
+				"(another build's?)%s\n", prog, tried[i], image,
+				tried[i + 1] ? "; looking at the path the image records" : "");
+			pdb_close(&pdb);
+		} else {
+			nr = pdb_symbols(&pdb, pe, syms_add, s, &st, &err);
+			if (nr < 0)
+				fprintf(stderr, "%s: %s: %s\n", prog, tried[i], err);
+			else if (!o->quiet)
+				printf("%s: %s: %lu functions, %lu more public symbols%s%s\n",
+				       image, tried[i], st.procs, st.publics,
+				       refused ? ", not from " : "", refused ? refused : "");
+			pdb_close(&pdb);
+		}
+		munmap((void *)buf, len);
 	}
-	munmap((void *)buf, len);
+	if (!found && !o->pdb && !o->quiet)
+		fprintf(stderr, "%s: %s: its PDB %s is not next to it nor at %s: give it "
+			"with --pdb FILE for the names of its functions\n", prog, image, base,
+			cv.path);
 	free(next_to);
-	return nr;
+	return found ? nr : o->pdb ? -1 : 0;
+}
+
+/*
+ * A ReadyToRun image that can't be read: in a truncated file, what is
+ * missing is cut off, not corrupt, and the message says so.
+ */
+static void r2r_error(const char *image, const char *err, int truncated)
+{
+	if (truncated)
+		fprintf(stderr, "%s: %s: its ReadyToRun data is cut off by the truncation (%s)\n",
+			prog, image, err);
+	else
+		fprintf(stderr, "%s: %s: %s\n", prog, image, err);
 }
 
 int do_image(const char *image, const char *file, const struct opts *o,
@@ -257,7 +300,8 @@ int do_image(const char *image, const char *file, const struct opts *o,
 	char *path = NULL;
 	struct utsname uts;
 	const uint8_t *buf;
-	int is_pe = 0, is_r2r = 0, em, class, fd, ret = -1;
+	int is_pe = 0, is_r2r = 0, truncated, em, class, fd, ret = -1;
+	char why[128];
 	uint8_t build_id[PE_BUILD_ID_SIZE];
 	struct r2r_stats r2r;
 	struct stat st;
@@ -286,6 +330,17 @@ int do_image(const char *image, const char *file, const struct opts *o,
 	s.limit = st.st_size;
 
 	is_pe = !o->no_pe && pe_open(&pe, buf, st.st_size, &err) == 0;
+	truncated = !o->no_pe && pe.need > (uint64_t)st.st_size;
+	if (truncated && !is_pe) {
+		snprintf(why, sizeof(why), "truncated PE image: %llu bytes, its headers "
+			 "alone take %llu", (unsigned long long)st.st_size,
+			 (unsigned long long)pe.need);
+		err = why;
+	} else if (truncated) {
+		fprintf(stderr, "%s: %s is truncated: %llu bytes, its headers describe %llu "
+			"at least\n", prog, image, (unsigned long long)st.st_size,
+			(unsigned long long)pe.need);
+	}
 	if (o->in_dir && !is_pe) {
 		if (!o->quiet)
 			fprintf(stderr, "%s: %s: skipped: %s\n", prog, image, err);
@@ -299,7 +354,7 @@ int do_image(const char *image, const char *file, const struct opts *o,
 	if (is_pe && !o->map && !perf_map) {
 		is_r2r = r2r_detect(&pe, &em, &class, &err);
 		if (is_r2r < 0) {
-			fprintf(stderr, "%s: %s: %s\n", prog, image, err);
+			r2r_error(image, err, truncated);
 			goto out;
 		}
 		if (is_r2r == 2 && o->in_dir) {
@@ -368,7 +423,7 @@ int do_image(const char *image, const char *file, const struct opts *o,
 		free(path);
 		path = NULL;
 		if (nr_r2r < 0) {
-			fprintf(stderr, "%s: %s: %s\n", prog, image, err);
+			r2r_error(image, err, truncated);
 			goto out;
 		}
 		if (!o->quiet)
@@ -382,10 +437,13 @@ int do_image(const char *image, const char *file, const struct opts *o,
 		int nr_coff = pe_coff_symbols(&pe, syms_add, &s);
 
 		if (nr_exp < 0)
-			fprintf(stderr, "%s: %s: corrupt export table, not used\n", prog, image);
+			fprintf(stderr, truncated ? "%s: %s: export table cut off by the "
+				"truncation, not used\n" : "%s: %s: corrupt export table, not "
+				"used\n", prog, image);
 		if (nr_coff < 0)
-			fprintf(stderr, "%s: %s: corrupt COFF symbol table, not used\n", prog,
-				image);
+			fprintf(stderr, truncated ? "%s: %s: COFF symbol table cut off by the "
+				"truncation, not used\n" : "%s: %s: corrupt COFF symbol table, "
+				"not used\n", prog, image);
 		if (add_pdb(image, file, &pe, &s, o) < 0 && o->pdb)
 			goto out;
 		if (syms_use_functions(&s, &pe))
@@ -438,19 +496,44 @@ out:
 	return ret;
 }
 
+/* Entries of a directory that are not read, by kind */
+enum { NOT_DIR, NOT_LINK, NOT_FIFO, NOT_EMPTY, NOT_OTHER, NR_NOT };
+
+static const char *const not_read_kind[NR_NOT][2] = {
+	[NOT_DIR] = { "folder", "folders" },
+	[NOT_LINK] = { "symbolic link", "symbolic links" },
+	[NOT_FIFO] = { "FIFO", "FIFOs" },
+	[NOT_EMPTY] = { "empty file", "empty files" },
+	[NOT_OTHER] = { "other entry (socket, device)", "other entries (sockets, devices)" },
+};
+
+static int not_read(const struct stat *st)
+{
+	if (S_ISDIR(st->st_mode))
+		return NOT_DIR;
+	if (S_ISLNK(st->st_mode))
+		return NOT_LINK;
+	if (S_ISFIFO(st->st_mode))
+		return NOT_FIFO;
+	if (S_ISREG(st->st_mode))
+		return NOT_EMPTY;
+	return NOT_OTHER;
+}
+
 /*
  * --install DIR: a debug file for each image in directory @dir (regular
  * files, not symlinks: perf sees the files they point to; not its
  * subdirectories): a whole .NET shared framework in one command. What isn't
- * a PE image, or has nothing to name, is skipped with a note.
+ * a PE image, or has nothing to name, is skipped with a note; the entries
+ * not read are counted by kind in the summary.
  */
 int do_dir(const char *dir, struct opts *o)
 {
-	unsigned long written = 0, skipped = 0, failed = 0;
+	unsigned long written = 0, skipped = 0, failed = 0, nots[NR_NOT] = { 0 };
 	struct dirent **ents;
 	char path[PATH_MAX];
 	struct stat st;
-	int i, nr, err;
+	int i, k, nr, err, sep = ';';
 
 	nr = scandir(dir, &ents, NULL, alphasort);
 	if (nr < 0) {
@@ -459,13 +542,23 @@ int do_dir(const char *dir, struct opts *o)
 	}
 	o->in_dir = 1;
 	for (i = 0; i < nr; i++) {
-		if (snprintf(path, sizeof(path), "%s/%s", dir, ents[i]->d_name) >=
-		    (int)sizeof(path) || lstat(path, &st) || !S_ISREG(st.st_mode) ||
-		    !st.st_size) {
+		const char *name = ents[i]->d_name;
+
+		if (!strcmp(name, ".") || !strcmp(name, "..")) {
+			free(ents[i]);
+			continue;
+		}
+		if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path) ||
+		    lstat(path, &st)) {
+			nots[NOT_OTHER]++;
 			free(ents[i]);
 			continue;
 		}
 		free(ents[i]);
+		if (!S_ISREG(st.st_mode) || !st.st_size) {
+			nots[not_read(&st)]++;
+			continue;
+		}
 		err = do_image(path, path, o, NULL, NULL, 0);
 		fflush(stdout);		/* its lines before the next one's notes */
 		if (err < 0)
@@ -476,7 +569,15 @@ int do_dir(const char *dir, struct opts *o)
 			written++;
 	}
 	free(ents);
-	printf("%s: %lu debug files written, %lu files skipped, %lu failed\n", dir, written,
+	printf("%s: %lu debug files written, %lu files skipped, %lu failed", dir, written,
 	       skipped, failed);
+	for (k = 0; k < NR_NOT; k++) {
+		if (!nots[k])
+			continue;
+		printf("%c %s%lu %s", sep, sep == ';' ? "not read: " : "", nots[k],
+		       not_read_kind[k][nots[k] != 1]);
+		sep = ',';
+	}
+	printf("\n");
 	return failed || !written;
 }

@@ -26,6 +26,13 @@ static int rd16(const struct pe *pe, uint64_t off, uint16_t *v)
 	return 0;
 }
 
+/* What the headers say the file holds reaches @end at least */
+static void need(struct pe *pe, uint64_t end)
+{
+	if (end > pe->need)
+		pe->need = end;
+}
+
 static int rd32(const struct pe *pe, uint64_t off, uint32_t *v)
 {
 	if (off > pe->len || pe->len - off < 4)
@@ -68,6 +75,7 @@ int pe_open(struct pe *pe, const uint8_t *buf, size_t len, const char **err)
 
 	*err = "truncated PE headers";
 	coff = (uint64_t)lfanew + 4;
+	need(pe, coff + 20 + 2);	/* the COFF header and the optional header's magic */
 	if (rd16(pe, coff, &pe->machine) || rd16(pe, coff + 2, &nr_sections) ||
 	    rd32(pe, coff + 8, &pe->symtab_offset) || rd32(pe, coff + 12, &pe->nr_syms) ||
 	    rd16(pe, coff + 16, &opt_size))
@@ -80,6 +88,7 @@ int pe_open(struct pe *pe, const uint8_t *buf, size_t len, const char **err)
 	if (magic != 0x10b && magic != 0x20b)
 		return -1;
 	pe->is_64 = magic == 0x20b;
+	need(pe, opt + opt_size);
 
 	if (rd32(pe, opt + 56, &pe->image_size))
 		return -1;
@@ -119,7 +128,17 @@ int pe_open(struct pe *pe, const uint8_t *buf, size_t len, const char **err)
 			return -1;
 	}
 
+	/* The certificate table, the fifth: a file offset, at the file's end */
+	if (nr_dirs > 4 && (uint64_t)(pe->is_64 ? 112 : 96) + 5 * 8 <= opt_size) {
+		uint32_t cert, cert_size;
+
+		if (!rd32(pe, opt + (pe->is_64 ? 144 : 128), &cert) &&
+		    !rd32(pe, opt + (pe->is_64 ? 148 : 132), &cert_size) && cert && cert_size)
+			need(pe, (uint64_t)cert + cert_size);
+	}
+
 	sect = opt + opt_size;
+	need(pe, sect + (uint64_t)nr_sections * 40);
 	*err = "section table outside the file";
 	if (sect > len || (len - sect) / 40 < nr_sections)
 		return -1;
@@ -138,11 +157,24 @@ int pe_open(struct pe *pe, const uint8_t *buf, size_t len, const char **err)
 		rd32(pe, o + 16, &s->raw_size);
 		rd32(pe, o + 20, &s->raw_offset);
 		rd32(pe, o + 36, &s->flags);
+		if (s->raw_size)
+			need(pe, (uint64_t)s->raw_offset + s->raw_size);
 		/* Raw data past the end of the file: keep what is there. */
 		if (s->raw_offset > len)
 			s->raw_size = 0;
 		else if (len - s->raw_offset < s->raw_size)
 			s->raw_size = len - s->raw_offset;
+	}
+	/*
+	 * The COFF symbol table, then its string table's size and strings
+	 * (lld-link writes one without symbols, for long section names)
+	 */
+	if (pe->symtab_offset) {
+		uint64_t strtab = pe->symtab_offset + (uint64_t)pe->nr_syms * COFF_SYM_SIZE;
+		uint32_t size = 4;
+
+		rd32(pe, strtab, &size);
+		need(pe, strtab + (size < 4 ? 4 : size));
 	}
 	*err = NULL;
 	return 0;

@@ -31,6 +31,12 @@ struct pe {
 	uint32_t debug_rva, debug_size;
 	uint32_t except_rva, except_size;	/* x64: RUNTIME_FUNCTION entries */
 	uint32_t symtab_offset, nr_syms;
+	/*
+	 * The file size its headers describe: the end of the headers, of each
+	 * section's raw data and of the COFF symbol table. Larger than @len in
+	 * a truncated file; set as far as pe_open() read, even if it failed.
+	 */
+	uint64_t need;
 };
 
 /* The PDB an image was linked with: its GUID and age, and the path it had */

@@ -75,6 +75,22 @@ readelf -n test.debug | grep -q 'Build ID' && bad "a build ID without a CodeView
 # FileAlignment of 0x200): Wine copies it into anonymous memory, say so.
 grep -q 'section .text is at file offset 0x400 for RVA 0x1000, not on a page boundary.*--write-perf-map PID' err.txt &&
 	ok "unaligned code: Wine's anonymous copy noted" || bad "no note of unaligned code: $(cat err.txt)"
+# cut_copy FILE COPY N: COPY is FILE's first N bytes, as an incomplete copy
+cut_copy() {
+	python3 -c 'import sys; open(sys.argv[2], "wb").write(open(sys.argv[1], "rb").read()[:int(sys.argv[3])])' "$@"
+}
+# A truncated copy: said to be, with the size its headers describe (the
+# string table's end, 2142)
+for c in "100:cut.dll: truncated PE image: 100 bytes, its headers alone take 328" \
+	 "1200:cut.dll is truncated: 1200 bytes, its headers describe 2142 at least" \
+	 "1200:export table cut off by the truncation, not used" \
+	 "1700:COFF symbol table cut off by the truncation, not used"; do
+	n=${c%%:*}
+	cut_copy test.dll cut.dll "$n"
+	expect_status "PE image truncated at $n" 1 "$tool" -o x.debug cut.dll
+	grep -qF "${c#*:}" err.txt && ok "truncated at $n: ${c#*:}" || bad "truncated at $n: $(cat err.txt)"
+done
+rm -f x.debug
 python3 "$here/mkpe.py" aligned.dll --aligned
 expect_status "PE image, code on page boundaries" 0 "$tool" -o aligned.debug aligned.dll
 [ -s err.txt ] && bad "aligned code noted: $(cat err.txt)" || ok "aligned code: no note"
@@ -300,6 +316,33 @@ C
 		pdb_exe other.exe other.c
 		expect_status "--pdb of another build" 1 "$tool" --pdb other.pdb -o x.debug app.exe
 		grep -q 'is not the PDB of' err.txt || bad "stale PDB accepted: $(cat err.txt)"
+		# Another build's PDB next to the image, the right one at the path
+		# the image records: the first refused, the second read
+		mkdir -p stale && cp app.exe stale/ && cp other.pdb stale/app.pdb
+		expect_status "another build's PDB next to it, the image's at the recorded path" 0 \
+			"$tool" -o stale.debug stale/app.exe
+		grep -q 'stale/app.pdb is not the PDB of .*; looking at the path the image records' err.txt &&
+			grep -q "$tmp/app.pdb: [1-9][0-9]* functions.*, not from .*stale/app.pdb\$" out.txt &&
+			[ "$(syms stale.debug)" = "$(syms app.debug)" ] &&
+			ok "the PDB at the recorded path read, the one next to it noted" ||
+			bad "stale PDB next to it: $(cat out.txt err.txt)"
+		# A truncated copy with its PDB next to it: cut before the CodeView
+		# record (.buildid), which names the PDB, the PDB is mentioned; cut
+		# after it, the PDB is read
+		mkdir -p cutpdb && cp app.pdb cutpdb/
+		at=$(x86_64-w64-mingw32-objdump -h app.exe | awk '$2 == ".buildid" { print $6 }')
+		cut_copy app.exe cutpdb/app.exe $((0x$at))
+		expect_status "truncated before its CodeView record, its PDB next to it" 1 \
+			"$tool" -o x.debug cutpdb/app.exe
+		grep -q "is truncated: $((0x$at)) bytes, its headers describe [0-9]* at least" err.txt &&
+			grep -q 'cutpdb/app.pdb is not read: the image.s CodeView record, which names its PDB and identifies its build, is cut off by the truncation' err.txt &&
+			ok "truncated, the PDB next to it mentioned" || bad "truncated with its PDB: $(cat err.txt)"
+		at=$(x86_64-w64-mingw32-objdump -h app.exe | awk '$2 == ".reloc" { print $6 }')
+		cut_copy app.exe cutpdb/app.exe $((0x$at))
+		expect_status "truncated after its CodeView record" 0 "$tool" -o cut.debug cutpdb/app.exe
+		grep -q 'is truncated' err.txt && grep -q 'app.pdb: [1-9][0-9]* functions' out.txt &&
+			ok "truncated after its CodeView record: said so, named from its PDB" ||
+			bad "truncated after CodeView: $(cat out.txt err.txt)"
 		cp other.pdb app.pdb
 		expect_status "a stale PDB next to the image" 1 "$tool" -o x.debug app.exe
 		grep -q 'is not the PDB of' err.txt || bad "stale PDB accepted: $(cat err.txt)"
@@ -528,10 +571,20 @@ for c in "metadata signature:$at_metadata:0" "metadata table rows:$((at_metadata
 	expect_status "corrupt ${c%%:*}" 1 "$tool" -o x.debug bad.dll
 	[ -e x.debug ] && bad "corrupt ${c%%:*}: wrote x.debug" && rm -f x.debug
 done
-for n in 0x200 0x804 0x850 0x900 0x9c8 0x9e0 0xa38 0xa50 0xa70 0xa80 0xa98; do
+size=$(stat -c %s r2r.dll)
+for n in 0x100 0x200 0x804 0x850 0x900 0x9c8 0x9e0 0xa38 0xa50 0xa70 0xa80 0xa98; do
 	python3 "$here/mkr2r.py" cut.dll --truncate "$n"
 	expect_status "R2R image truncated at $n" 1 "$tool" -o x.debug cut.dll
 	[ -e x.debug ] && bad "truncated at $n: wrote x.debug" && rm -f x.debug
+	# Said to be truncated, with the size expected; the R2R data cut off
+	if [ $((n)) -lt $((0x200)) ]; then
+		grep -q "truncated PE image: $((n)) bytes, its headers alone take" err.txt
+	elif [ $((n)) -lt $((0x850)) ]; then
+		grep -q "is truncated: $((n)) bytes, its headers describe $size at least" err.txt
+	else
+		grep -q "is truncated: $((n)) bytes, its headers describe $size" err.txt &&
+			grep -q 'its ReadyToRun data is cut off by the truncation (' err.txt
+	fi && ok "said to be truncated at $n" || bad "truncated at $n: $(cat err.txt)"
 done
 
 # --install DIR: each image in it, what isn't one skipped with a note.
@@ -540,15 +593,20 @@ cp r2r.dll fw/a.dll
 cp il.dll fw/b.dll
 echo "not an image" >fw/c.txt
 cp fake.so fw/d.so
-mkdir -p fw/sub
-expect_status "--install a directory" 0 "$tool" --install --root dirroot fw
-grep -q 'fw: 1 debug files written, 3 files skipped, 0 failed' out.txt &&
-	ok "1 written, IL only, text and ELF skipped" || bad "directory: $(cat out.txt err.txt)"
+mkdir -p fw/sub fw/sub2
+mkfifo fw/pipe
+ln -s a.dll fw/link
+: >fw/empty
+expect_status "--install a directory" 0 timeout 20 "$tool" --install --root dirroot fw
+grep -q 'fw: 1 debug files written, 3 files skipped, 0 failed; not read: 2 folders, 1 symbolic link, 1 FIFO, 1 empty file$' out.txt &&
+	ok "1 written, IL only, text and ELF skipped; folders, link, FIFO, empty file counted" ||
+	bad "directory: $(cat out.txt err.txt)"
 [ "$(find dirroot -type f)" = "dirroot/usr/lib/debug$tmp/fw/a.dll.debug" ] &&
 	ok "one debug file, for the R2R image" || bad "directory files: $(find dirroot -type f)"
 expect_status "a directory with -o" 2 "$tool" -o x.debug fw
 expect_status "--install a directory, -q" 0 "$tool" -q --install --root quietroot fw
-[ "$(cat out.txt)" = "$tmp/fw: 1 debug files written, 3 files skipped, 0 failed" ] && [ ! -s err.txt ] &&
+[ "$(cat out.txt)" = "$tmp/fw: 1 debug files written, 3 files skipped, 0 failed; not read: 2 folders, 1 symbolic link, 1 FIFO, 1 empty file" ] &&
+	[ ! -s err.txt ] &&
 	ok "-q: the summary only" || bad "-q printed: $(cat out.txt err.txt)"
 
 # --symfs DIR: the debug file under DIR, the rest of / linked in beside it.
@@ -642,6 +700,14 @@ PY
 		[ "$n" = 8 ] && ok "$a: objdump on the image disassembles 8 symbols at their values" ||
 			bad "$a: objdump finds code at $n of 8 symbols' values: $(values real.debug | head -n 1)"
 	done
+	# Truncated: said to be, not only that its runtime functions are missing
+	size=$(stat -c %s "$fw/System.Linq.dll")
+	cut_copy "$fw/System.Linq.dll" linq.dll $((size * 3 / 10))
+	expect_status "System.Linq.dll truncated to 30%" 1 "$tool" -o x.debug linq.dll
+	grep -q "is truncated: $((size * 3 / 10)) bytes, its headers describe $size at least" err.txt &&
+		grep -q 'its ReadyToRun data is cut off by the truncation (RUNTIME_FUNCTIONS' err.txt &&
+		ok "a truncated framework image said to be, its ReadyToRun data cut off" ||
+		bad "truncated System.Linq.dll: $(cat err.txt)"
 	mkdir -p srm
 	cat >srm/srm.csproj <<'X'
 <Project Sdk="Microsoft.NET.Sdk">
