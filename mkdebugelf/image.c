@@ -393,7 +393,7 @@ int do_image(const char *image, const char *file, const struct opts *o,
 	}
 
 	if (perf_map) {
-		if (add_live(&s, perf_map, r, nr) < 0)
+		if (syms_add_live(&s, perf_map, r, nr) < 0)
 			goto out;
 	} else if (o->map) {
 		FILE *f = fopen(o->map, "r");

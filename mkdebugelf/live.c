@@ -13,37 +13,6 @@
 #include "mkdebugelf.h"
 
 /*
- * Symbols for an image of a live process: the perf map's entries (absolute
- * addresses) that start inside one of the image's executable mappings,
- * turned into file offsets as perf does (ip - start + pgoff). Returns how
- * many there are, added to @s unless it is NULL, or -1.
- */
-long add_live(struct syms *s, const struct syms *perf_map, const struct range *r,
-		     size_t nr)
-{
-	long found = 0;
-	size_t i, j;
-
-	for (i = 0; i < perf_map->nr; i++) {
-		const struct sym *e = &perf_map->v[i];
-
-		for (j = 0; j < nr; j++) {
-			uint64_t size = e->size;
-
-			if (e->offset < r[j].start || e->offset >= r[j].end)
-				continue;
-			if (size > r[j].end - e->offset)
-				size = r[j].end - e->offset;
-			if (s && syms_add(s, e->offset - r[j].start + r[j].pgoff, size, e->name))
-				return -1;
-			found++;
-			break;
-		}
-	}
-	return found;
-}
-
-/*
  * Open a live process's perf map as perf's fallback does: no symlink, no
  * blocking on a FIFO, a regular file owned by root, by us or by the process.
  */
@@ -201,7 +170,7 @@ int do_pid(long pid, const struct opts *o)
 			if (j > i)
 				images[j][0] = '\0';	/* done with it */
 		}
-		if (add_live(NULL, &perf_map, group, nr_group) <= 0)
+		if (syms_add_live(NULL, &perf_map, group, nr_group) <= 0)
 			continue;
 		snprintf(file, sizeof(file), "/proc/%ld/root%s", pid, images[i]);
 		err = do_image(images[i], file, o, &perf_map, group, nr_group);

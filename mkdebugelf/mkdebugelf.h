@@ -2,9 +2,12 @@
 /*
  * What mkdebugelf's parts share: the symbols found for an image, the command
  * line's options, and each part's entry points. Readers: pe.c, pdb.c, r2r.c
- * (images), mapfile.c (symbol lists), live.c (running processes). Writers:
- * elf_out.c (debug files). image.c runs them for an image; mkdebugelf.c is
- * the command line.
+ * (images), mapfile.c (symbol lists). syms.c holds an image's symbols (and
+ * turns a live process's perf map entries into them); elf_out.c writes
+ * debug files. image.c runs them for an image or a directory; live.c
+ * (--pid) and anon.c (--write-perf-map) for a running process, through
+ * image.c; mkdebugelf.c is the command line. Calls go that way only: no
+ * part calls one that calls it back.
  */
 #ifndef MKDEBUGELF_H
 #define MKDEBUGELF_H
@@ -46,6 +49,19 @@ int syms_use_functions(struct syms *s, const struct pe *pe);
 int syms_finish(struct syms *s, const struct pe *pe);
 void syms_free(struct syms *s);
 
+/* An executable mapping of an image in a live process. */
+struct range {
+	uint64_t start, end, pgoff;
+};
+
+/*
+ * The entries of a live process's perf map @perf_map that start in one of
+ * an image's @nr mappings @r, at file offsets: the number, added to @s
+ * unless it is NULL, or -1
+ */
+long syms_add_live(struct syms *s, const struct syms *perf_map, const struct range *r,
+		   size_t nr);
+
 /* "OFFSET SIZE name" lines of @f (RVAs if @rva, into file offsets by @pe) */
 int read_map(FILE *f, const char *path, struct syms *s, const struct pe *pe, int rva);
 
@@ -70,12 +86,6 @@ struct opts {
 	long write_pid;		/* --write-perf-map */
 };
 
-/* An executable mapping of an image in a live process. */
-struct range {
-	uint64_t start, end, pgoff;
-};
-
-long add_live(struct syms *s, const struct syms *perf_map, const struct range *r, size_t nr);
 
 int mkdir_parents(char *path);
 /* @path mapped read-only, *len bytes: NULL with errno set if it can't be */

@@ -161,6 +161,37 @@ out:
 	return ret;
 }
 
+/*
+ * Symbols for an image of a live process: the perf map's entries (absolute
+ * addresses) that start inside one of the image's executable mappings,
+ * turned into file offsets as perf does (ip - start + pgoff). Returns how
+ * many there are, added to @s unless it is NULL, or -1.
+ */
+long syms_add_live(struct syms *s, const struct syms *perf_map, const struct range *r,
+		   size_t nr)
+{
+	long found = 0;
+	size_t i, j;
+
+	for (i = 0; i < perf_map->nr; i++) {
+		const struct sym *e = &perf_map->v[i];
+
+		for (j = 0; j < nr; j++) {
+			uint64_t size = e->size;
+
+			if (e->offset < r[j].start || e->offset >= r[j].end)
+				continue;
+			if (size > r[j].end - e->offset)
+				size = r[j].end - e->offset;
+			if (s && syms_add(s, e->offset - r[j].start + r[j].pgoff, size, e->name))
+				return -1;
+			found++;
+			break;
+		}
+	}
+	return found;
+}
+
 void syms_free(struct syms *s)
 {
 	size_t i;
