@@ -245,10 +245,9 @@ $table
 Scaling: read down the table for N (the fallback parses each process's perf map once, whatever the
 number of images) and across K for the cost of the perf map size.
 
-Each image above is mapped by one process, and named from one perf map whose lines don't overlap:
-its symbols are copied as lookups need them. An image that several processes map gets all the
-names of its first mapper's perf map copied, and the others' where that one has none: *shared*, one
-image all $M processes map, each naming all of it in its perf map, against the same anon profile.
+Each image above is mapped by one process. An image several processes map is named the same way,
+a symbol copied when a sample first hits it, from the perf map of that sample's process: *shared*,
+one image all $M processes map, each naming all of it in its perf map, against the same anon profile.
 
 $shared
 
