@@ -10,8 +10,8 @@
  *    file, and addresses across that map are resolved the way samples are:
  *    a symbol found must contain the address it was found for (a zero-size
  *    one only its start, as symbols__find() matches it). The file is
- *    then mapped again over the second half of the first map, whose symbols
- *    that map has taken, and the addresses are resolved again.
+ *    then mapped again over the second half of the first map, and the
+ *    addresses are resolved again.
  *
  * Processes get pids above the kernel's pid_max, so no real process's
  * /tmp/perf-PID.map is ever touched, and a new pid each run, since the
@@ -74,10 +74,12 @@ static void check_lines(const uint8_t *data, size_t size)
 /* Map the image at @start and resolve addresses across the process. */
 static int map_and_resolve(struct thread *thread, u64 start, u64 len, u64 pgoff)
 {
+	/* As an mmap event with the file's inode gives it: objects without one aren't named */
+	struct dso_id id = { .maj = 0, .min = 1, .ino = 1, .mmap2_valid = true, };
 	struct map *map;
 	int i, err = -1;
 
-	map = map__new(machine, start, len, pgoff, &dso_id_empty, PROT_READ | PROT_EXEC,
+	map = map__new(machine, start, len, pgoff, &id, PROT_READ | PROT_EXEC,
 		       MAP_PRIVATE, image, thread);
 	if (map && !thread__insert_map(thread, map)) {
 		for (i = 0; i < 64; i++) {

@@ -35,7 +35,8 @@ build() {
 }
 
 build pe "$TOP/fuzz/pe_fuzz.c" "$TOP/mkdebugelf/pe.c"
-build r2r "$TOP/fuzz/r2r_fuzz.c" "$TOP/mkdebugelf/pe.c" "$TOP/mkdebugelf/r2r.c"
+build r2r "$TOP/fuzz/r2r_fuzz.c" "$TOP/mkdebugelf/pe.c" "$TOP/mkdebugelf/r2r.c" \
+	"$TOP/mkdebugelf/r2r_md.c" "$TOP/mkdebugelf/r2r_sig.c"
 build pdb "$TOP/fuzz/pdb_fuzz.c" "$TOP/mkdebugelf/pe.c" "$TOP/mkdebugelf/pdb.c"
 
 # A real PDB to start from: a PDB is 4 KiB blocks, too big to keep in the
