@@ -3,15 +3,12 @@
  * libFuzzer target for the perf map fallback, linked against the objects of
  * the patched perf built by 'make asan' (ASan + UBSan).
  *
- * Each input is used two ways:
- *  - every line goes through perf_map__parse_line(), whose result must be a
- *    non-empty name inside the line and a range that doesn't wrap;
- *  - the whole input becomes the perf map of a process that maps a non-ELF
- *    file, and addresses across that map are resolved the way samples are:
- *    a symbol found must contain the address it was found for (a zero-size
- *    one only its start, as symbols__find() matches it). The file is
- *    then mapped again over the second half of the first map, and the
- *    addresses are resolved again.
+ * Each input becomes the perf map of a process, and addresses across a
+ * mapping of it are resolved the way samples are: a symbol found must have a
+ * name and contain the address it was found for (a zero-size one only its
+ * start, as symbols__find() matches it). The mapping is anonymous memory
+ * first (perf's perf map path), then a non-ELF file mapped over it (the
+ * fallback), then the file again over its second half.
  *
  * Processes get pids above the kernel's pid_max, so no real process's
  * /tmp/perf-PID.map is ever touched, and a new pid each run, since the
@@ -50,29 +47,9 @@ static void at_exit(void)
 	unlink(image);
 }
 
-static void check_lines(const uint8_t *data, size_t size)
-{
-	char *buf = malloc(size + 1), *line, *save = NULL;
-
-	if (!buf)
-		return;
-	memcpy(buf, data, size);
-	buf[size] = '\0';
-	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		u64 start, len;
-		char *name;
-
-		if (perf_map__parse_line(line, &start, &len, &name))
-			continue;
-		if (start + len < start || !*name || name < line ||
-		    name >= line + strlen(line))
-			abort();
-	}
-	free(buf);
-}
-
-/* Map the image at @start and resolve addresses across the process. */
-static int map_and_resolve(struct thread *thread, u64 start, u64 len, u64 pgoff)
+/* Map @name at @start and resolve addresses across the process. */
+static int map_and_resolve(struct thread *thread, const char *name, u64 start,
+			   u64 len, u64 pgoff)
 {
 	/* As an mmap event with the file's inode gives it: objects without one aren't named */
 	struct dso_id id = { .maj = 0, .min = 1, .ino = 1, .mmap2_valid = true, };
@@ -80,7 +57,7 @@ static int map_and_resolve(struct thread *thread, u64 start, u64 len, u64 pgoff)
 	int i, err = -1;
 
 	map = map__new(machine, start, len, pgoff, &id, PROT_READ | PROT_EXEC,
-		       MAP_PRIVATE, image, thread);
+		       MAP_PRIVATE, name, thread);
 	if (map && !thread__insert_map(thread, map)) {
 		for (i = 0; i < 64; i++) {
 			u64 addr = MAP_START + (MAP_LEN / 64) * i + i * 7;
@@ -122,8 +99,9 @@ static void check_lookups(const uint8_t *data, size_t size)
 	close(fd);
 
 	thread = machine__findnew_thread(machine, pid, pid);
-	if (map_and_resolve(thread, MAP_START, MAP_LEN, 0x1000) == 0)
-		map_and_resolve(thread, MAP_START + MAP_LEN / 2, MAP_LEN / 2, 0x2000);
+	if (map_and_resolve(thread, "//anon", MAP_START, MAP_LEN, 0) == 0 &&
+	    map_and_resolve(thread, image, MAP_START, MAP_LEN, 0x1000) == 0)
+		map_and_resolve(thread, image, MAP_START + MAP_LEN / 2, MAP_LEN / 2, 0x2000);
 	machine__remove_thread(machine, thread);
 	thread__put(thread);
 	unlink(path);
@@ -150,7 +128,6 @@ int LLVMFuzzerInitialize(int *argc __maybe_unused, char ***argv __maybe_unused)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	check_lines(data, size);
 	check_lookups(data, size);
 	return 0;
 }
