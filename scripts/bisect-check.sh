@@ -1,6 +1,7 @@
 #!/bin/bash
 # Build perf after each patch of the series in turn and run the series' perf
-# tests that exist at that point: every prefix must build and pass.
+# tests that exist at that point: every prefix must build and pass; then each
+# topic of patches/topics alone on the base with its prerequisites.
 set -euo pipefail
 STEP=bisect-check
 # shellcheck source=lib.sh
@@ -14,22 +15,40 @@ git -C "$SRC" worktree add -q --detach "$wt" base
 trap 'git -C "$SRC" worktree remove --force "$wt" >/dev/null 2>&1 || true' EXIT
 mkdir -p "$BUILD/logs"
 
+# build_and_test LABEL: build the worktree and run the series' perf tests
+# that exist in it; LABEL names it in messages and logs.
+build_and_test() {
+	local label=$1 nums log
+	STEP="bisect-check $label" "$TOP/scripts/build-perf.sh" "$wt" "$out" >/dev/null ||
+		die "$label does not build"
+	nums=$(cd "$BUILD/logs" && "$out/perf" test list 2>&1 |
+		awk '/^ *[0-9]+: (Perf map names for objects perf cannot read|perf map names for objects perf cannot read|Perf map symbols|Symbols|DSO data tests)$/ { sub(/:.*/, ""); print $1 }')
+	log=$BUILD/logs/bisect-${label// /-}.txt
+	# shellcheck disable=SC2086
+	(cd "$BUILD/logs" && PATH=$out:$PATH timeout 900 "$out/perf" test $nums) >"$log" 2>&1 ||
+		die "$label: perf test did not finish"
+	"$TOP/scripts/perf-test-results.sh" <"$log" >"$log.results"
+	grep -q '^fail' "$log.results" &&
+		die "$label: $(grep '^fail' "$log.results" | cut -f2 | tr '\n' ';')"
+	note "$label builds, $(grep -c '^ok' "$log.results") tests pass"
+}
+
 n=0
 for c in $(git -C "$SRC" rev-list --reverse base..HEAD); do
 	n=$((n + 1))
-	subject=$(git -C "$SRC" log -1 --format=%s "$c")
 	git -C "$wt" checkout -q --detach "$c"
-	STEP="bisect-check $n" "$TOP/scripts/build-perf.sh" "$wt" "$out" >/dev/null ||
-		die "patch $n ($subject) does not build"
-	nums=$(cd "$BUILD/logs" && "$out/perf" test list 2>&1 |
-		awk '/^ *[0-9]+: (Perf map names for objects perf cannot read|perf map names for objects perf cannot read|Perf map symbols|Symbols|DSO data tests)$/ { sub(/:.*/, ""); print $1 }')
-	log=$BUILD/logs/bisect-$n.txt
-	# shellcheck disable=SC2086
-	(cd "$BUILD/logs" && PATH=$out:$PATH timeout 900 "$out/perf" test $nums) >"$log" 2>&1 ||
-		die "patch $n ($subject): perf test did not finish"
-	"$TOP/scripts/perf-test-results.sh" <"$log" >"$log.results"
-	grep -q '^fail' "$log.results" &&
-		die "patch $n ($subject): $(grep '^fail' "$log.results" | cut -f2 | tr '\n' ';')"
-	note "patch $n builds, $(grep -c '^ok' "$log.results") tests pass: $subject"
+	build_and_test "patch $n ($(git -C "$SRC" log -1 --format=%s "$c"))"
 done
 note "all $n prefixes of the series build and pass"
+
+# Each topic as its mail series is applied: on the base with only its
+# prerequisites, a tree no prefix of the series has.
+for t in $(topics); do
+	git -C "$wt" checkout -q --detach base
+	while read -r p; do
+		git -C "$wt" am -q "$TOP/patches/$p" >/dev/null 2>&1 ||
+			die "topic $t: $p does not apply (make check's series-applies says more)"
+	done < <(topic_stack "$t")
+	build_and_test "topic $t"
+done
+note "every topic builds and passes on the base with its prerequisites"
