@@ -67,6 +67,7 @@ soak: build
 bisect-check: prepare
 	@$(SCRIPTS)/bisect-check.sh
 
-# make series SIGNOFF='Name <address>' [VERSION=2 CHANGELOG=file] [PREFIX='PATCH perf-tools-next']
+# make series SIGNOFF='Name <address>' [TOPIC=name] [PREFIX='PATCH perf-tools-next']: each topic
+# of patches/topics as its own mail series in build/series/NAME
 series: prepare
 	@$(SCRIPTS)/mail-series.sh

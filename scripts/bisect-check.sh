@@ -15,15 +15,15 @@ git -C "$SRC" worktree add -q --detach "$wt" base
 trap 'git -C "$SRC" worktree remove --force "$wt" >/dev/null 2>&1 || true' EXIT
 mkdir -p "$BUILD/logs"
 
-# build_and_test LABEL: build the worktree and run the series' perf tests
-# that exist in it; LABEL names it in messages and logs.
+# build_and_test ID LABEL: build the worktree and run the series' perf tests
+# that exist in it; the log is bisect-ID.txt, LABEL names it in messages.
 build_and_test() {
-	local label=$1 nums log
+	local label=$2 nums log
 	STEP="bisect-check $label" "$TOP/scripts/build-perf.sh" "$wt" "$out" >/dev/null ||
 		die "$label does not build"
 	nums=$(cd "$BUILD/logs" && "$out/perf" test list 2>&1 |
 		awk '/^ *[0-9]+: (Perf map names for objects perf cannot read|perf map names for objects perf cannot read|Perf map symbols|Symbols|DSO data tests)$/ { sub(/:.*/, ""); print $1 }')
-	log=$BUILD/logs/bisect-${label// /-}.txt
+	log=$BUILD/logs/bisect-$1.txt
 	# shellcheck disable=SC2086
 	(cd "$BUILD/logs" && PATH=$out:$PATH timeout 900 "$out/perf" test $nums) >"$log" 2>&1 ||
 		die "$label: perf test did not finish"
@@ -37,7 +37,7 @@ n=0
 for c in $(git -C "$SRC" rev-list --reverse base..HEAD); do
 	n=$((n + 1))
 	git -C "$wt" checkout -q --detach "$c"
-	build_and_test "patch $n ($(git -C "$SRC" log -1 --format=%s "$c"))"
+	build_and_test "$n" "patch $n ($(git -C "$SRC" log -1 --format=%s "$c"))"
 done
 note "all $n prefixes of the series build and pass"
 
@@ -49,6 +49,6 @@ for t in $(topics); do
 		git -C "$wt" am -q "$TOP/patches/$p" >/dev/null 2>&1 ||
 			die "topic $t: $p does not apply (make check's series-applies says more)"
 	done < <(topic_stack "$t")
-	build_and_test "topic $t"
+	build_and_test "$t" "topic $t"
 done
 note "every topic builds and passes on the base with its prerequisites"
