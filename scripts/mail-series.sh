@@ -72,8 +72,10 @@ one_topic() {
 	mbox=$BUILD/series/$t.mbox
 	mkdir -p "$BUILD/series"
 	git format-patch -q --stdout "$tip..HEAD" >"$mbox" || die "$t: cannot write $mbox"
+	# Not by keyword: words in the patches (riscv, bpf) would add lists the
+	# series doesn't touch.
 	recipients=$(perl scripts/get_maintainer.pl --no-tree --nogit --nogit-fallback \
-		--norolestats "$mbox" 2>/dev/null) || die "get_maintainer.pl failed"
+		--norolestats --nokeywords "$mbox" 2>/dev/null) || die "get_maintainer.pl failed"
 	to=$(printf '%s\n' "$recipients" | grep -i 'linux-perf-users@' | head -n 1)
 	args=()
 	[ -n "$to" ] && args+=(--to "$to")
@@ -81,8 +83,10 @@ one_topic() {
 		[ -n "$r" ] && [ "$r" != "$to" ] && args+=(--cc "$r")
 	done <<<"$recipients"
 
-	# --base=base: the base commit and the prerequisites' patch ids
-	git format-patch -q --cover-letter --base=base -v "$version" --subject-prefix="$prefix" \
+	# --base=base: the base commit and the prerequisites' patch ids; a
+	# first version has no v1 in its subjects.
+	[ "$version" = 1 ] || args+=(-v "$version")
+	git format-patch -q --cover-letter --base=base --subject-prefix="$prefix" \
 		--no-signature -o "$out" "${args[@]}" "$tip..HEAD"
 
 	# The cover letter: our text for the *** placeholders, results from
