@@ -33,9 +33,10 @@ check: build
 demo: build
 	@$(SCRIPTS)/demo.sh
 
-# make install [PREFIX=/usr/local] [DESTDIR=...]: the patched perf with its
-# docs, mkdebugelf with its man page.
-install: prepare
+# make install [PREFIX=/usr/local] [DESTDIR=...]: the patched perf make built
+# (build/patched, built first if it is not), with its docs, mkdebugelf with its
+# man page.
+install: patched
 	@PREFIX='$(PREFIX)' DESTDIR='$(DESTDIR)' $(SCRIPTS)/install.sh
 
 export:

@@ -33,6 +33,7 @@ run checkpatch "$S/checkpatch.sh"
 run perf-test-new "$S/perf-test-new.sh"
 run demo "$S/demo.sh" --check
 run install sh -c "PREFIX='$BUILD/install-root' '$S/install.sh'"
+run recipes "$S/recipes.sh"
 run parse-once "$S/parse-once.sh"
 run mkdebugelf sh -c "make -s -C '$TOP/mkdebugelf' O='$BUILD/mkdebugelf' all asan &&
 	'$TOP/mkdebugelf/tests/run.sh' '$BUILD/mkdebugelf/mkdebugelf' &&
