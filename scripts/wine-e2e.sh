@@ -166,12 +166,12 @@ for kind in anon file; do
 		>/dev/null 2>"$out/own-$kind.record.err" &
 	rec=$!
 	pid=
-	for _ in $(seq 100); do
+	for _ in $(seq 300); do
 		pid=$(pgrep -x "own-$kind.exe" | head -n 1 || true)
 		[ -n "$pid" ] && grep -q "own-$kind.exe" "/proc/$pid/maps" 2>/dev/null && break
 		sleep 0.1
 	done
-	[ -n "$pid" ] || die "own-$kind.exe did not start under Wine"
+	[ -n "$pid" ] || die "own-$kind.exe did not start under Wine in 30 s"
 	maps=$(grep -m1 "own-$kind.exe" "/proc/$pid/maps")
 	lo=0x${maps%%-*}
 	if [ "$kind" = anon ]; then
