@@ -22,10 +22,11 @@ build_and_test() {
 	STEP="bisect-check $label" "$TOP/scripts/build-perf.sh" "$wt" "$out" >/dev/null ||
 		die "$label does not build"
 	nums=$(cd "$BUILD/logs" && "$out/perf" test list 2>&1 |
-		awk '/^ *[0-9]+: (Perf map names for objects perf cannot read|perf map names for objects perf cannot read|Perf map symbols|Symbols|DSO data tests)$/ { sub(/:.*/, ""); print $1 }')
+		awk '/^ *[0-9]+: (Perf map names for objects perf cannot read|perf map names for objects perf cannot read|Perf map symbols|Symbols|DSO data tests|PE file support)$/ { sub(/:.*/, ""); print $1 }')
 	log=$BUILD/logs/bisect-$1.txt
 	# shellcheck disable=SC2086
-	(cd "$BUILD/logs" && PATH=$out:$PATH timeout 900 "$out/perf" test $nums) >"$log" 2>&1 ||
+	(cd "$BUILD/logs" && PATH=$out:$PATH PERF_EXEC_PATH=$wt/tools/perf \
+		timeout 900 "$out/perf" test $nums) >"$log" 2>&1 ||
 		die "$label: perf test did not finish"
 	"$TOP/scripts/perf-test-results.sh" <"$log" >"$log.results"
 	grep -q '^fail' "$log.results" &&

@@ -100,7 +100,7 @@ res = open(results).read() if os.path.exists(results) else ""
 def section(title):
     m = re.search(r"^## " + re.escape(title) + r".*?\n(.*?)(?=^## |\Z)", res, re.S | re.M)
     return m.group(1).strip() if m else "(not measured: run make bench)"
-for key, title in (("@P1@", "P1"), ("@P2@", "P2"), ("@P3@", "P3"), ("@P5@", "P5")):
+for key, title in (("@P1@", "P1"), ("@P2@", "P2"), ("@P3@", "P3"), ("@P5@", "P5"), ("@P6@", "P6")):
     body = body.replace(key, section(title))
 if version != "1":
     body = body.rstrip() + "\n\n---\n" + open(changes).read()

@@ -9,7 +9,7 @@ STEP="perf-test-new"
 
 perf=$BUILD/patched/perf
 suites=("perf top tests" "Perf map names for objects perf cannot read" "perf map names for objects perf cannot read"
-	"Perf map symbols")
+	"Perf map symbols" "PE file support")
 mkdir -p "$BUILD/logs"
 log=$BUILD/logs/perf-test-new.txt
 
@@ -21,7 +21,9 @@ for s in "${suites[@]}"; do
 	nums+=("$n")
 done
 
-(cd "$BUILD/logs" && PATH=$BUILD/patched:$PATH timeout 600 "$perf" test -v "${nums[@]}") >"$log" 2>&1 ||
+# PERF_EXEC_PATH: where "PE file support" finds its tests/pe-file.exe
+(cd "$BUILD/logs" && PATH=$BUILD/patched:$PATH PERF_EXEC_PATH=$SRC/tools/perf \
+	timeout 600 "$perf" test -v "${nums[@]}") >"$log" 2>&1 ||
 	die "perf test ${nums[*]} did not finish (see $log)"
 "$TOP/scripts/perf-test-results.sh" <"$log" >"$log.results"
 cat "$log.results" | sed 's/^/  /'
