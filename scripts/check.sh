@@ -40,6 +40,7 @@ run mkdebugelf sh -c "make -s -C '$TOP/mkdebugelf' O='$BUILD/mkdebugelf' all asa
 	'$TOP/mkdebugelf/tests/run.sh' '$BUILD/mkdebugelf/mkdebugelf-asan'"
 run offline-e2e "$S/offline-e2e.sh"
 run wine-e2e "$S/wine-e2e.sh"
+run pe-e2e "$S/pe-e2e.sh"
 run dotnet-e2e "$S/dotnet-e2e.sh"
 run r2r-e2e "$S/r2r-e2e.sh"
 run asan "$S/asan.sh"
