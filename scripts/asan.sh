@@ -1,7 +1,8 @@
 #!/bin/bash
 # Build the patched perf with clang and -fsanitize=address,undefined (objects
 # also instrumented for libFuzzer, so fuzz/ can link them), in build/asan, and
-# run the series' perf tests with it: any sanitizer report fails.
+# run the series' perf tests with it, PE file support included: any sanitizer
+# report fails.
 set -euo pipefail
 STEP=asan
 # shellcheck source=lib.sh
@@ -42,10 +43,14 @@ mkdir -p "$BUILD/logs"
 export ASAN_OPTIONS=detect_leaks=0:abort_on_error=0:halt_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 nums=$(cd "$BUILD/logs" && "$out/perf" test list 2>&1 |
-	awk '/^ *[0-9]+: (Perf map names for objects perf cannot read|perf map names for objects perf cannot read|Perf map symbols)$/ { sub(/:.*/, ""); print $1 }')
+	awk '/^ *[0-9]+: (Perf map names for objects perf cannot read|perf map names for objects perf cannot read|Perf map symbols|PE file support)$/ { sub(/:.*/, ""); print $1 }')
 [ -n "$nums" ] || die "the series' tests are missing from 'perf test list'"
+# PERF_EXEC_PATH: where "PE file support" finds its tests/pe-file.exe and
+# pe-file.exe.debug (./tests, else the exec path's, none in an O= build);
+# without them its first case skips.
 # shellcheck disable=SC2086
-(cd "$BUILD/logs" && PATH=$out:$PATH timeout 900 "$out/perf" test -v $nums) >"$log" 2>&1 ||
+(cd "$BUILD/logs" && PATH=$out:$PATH PERF_EXEC_PATH=$SRC/tools/perf \
+	timeout 900 "$out/perf" test -v $nums) >"$log" 2>&1 ||
 	die "perf test did not finish (see $log)"
 if grep -E -q 'ERROR: AddressSanitizer|runtime error:|ERROR: LeakSanitizer' "$log"; then
 	grep -E -m 3 'ERROR: AddressSanitizer|runtime error:' "$log" >&2
@@ -53,4 +58,7 @@ if grep -E -q 'ERROR: AddressSanitizer|runtime error:|ERROR: LeakSanitizer' "$lo
 fi
 "$TOP/scripts/perf-test-results.sh" <"$log" >"$log.results"
 grep -q '^fail' "$log.results" && die "tests failed under ASan/UBSan (see $log)"
+grep -q '^skip	PE file support' "$log.results" && die "PE file support skipped a case (see $log)"
+grep -q "^ok	PE file support / An image and its debug file\$" "$log.results" ||
+	die "PE file support did not read perf's test image and debug file (see $log)"
 note "$(grep -c '^ok' "$log.results") tests pass under ASan and UBSan, no sanitizer report"

@@ -1,6 +1,9 @@
 #!/bin/bash
 # libFuzzer with ASan and UBSan on the parsers of hostile input:
 #   perf_map: the perf map fallback, linked against build/asan's perf objects
+#   perf_pe:  perf's PE reader (util/pe.c), linked the same way, seeded with
+#             perf's own test image and debug file, DLLs mkpe.py and
+#             mingw-w64 write here, and the pe and r2r seeds
 #   pe:       mkdebugelf's PE reader
 #   r2r:      mkdebugelf's .NET ReadyToRun reader (and ECMA-335 metadata)
 #   pdb:      mkdebugelf's PDB reader, seeded with a PDB lld-link writes here
@@ -55,33 +58,60 @@ fi
 # libFuzzer's is the one.
 objcopy --redefine-sym main=perf_main "$asan/perf-in.o" "$out/perf-in-nomain.o" ||
 	die "cannot rename main in $asan/perf-in.o"
-# shellcheck disable=SC2086
-build perf_map -D_GNU_SOURCE $defines -I"$perf" -I"$perf/util" -I"$perf/lib/perf/include" \
-	-I"$SRC/tools/lib/perf/include" -I"$SRC/tools/include" -I"$SRC/tools/arch/x86/include" \
-	-I"$SRC/tools/lib" -I"$asan" -I"$asan/util" \
-	"$TOP/fuzz/perf_map_fuzz.c" "$out/perf-in-nomain.o" \
-	-Wl,--start-group "$asan/libperf-util.a" "$asan/libperf-ui.a" "$asan/libperf-test.a" \
-	"$asan/libperf-bench.a" "$asan/libpmu-events.a" "$asan/libperf/libperf.a" \
-	"$asan/libapi/libapi.a" "$asan/libsubcmd/libsubcmd.a" "$asan/libsymbol/libsymbol.a" \
-	${libbpf:+"$libbpf"} -Wl,--end-group $syslibs
+# build_perf NAME SOURCE: a fuzzer of perf's code, linked with its objects.
+build_perf() {
+	# shellcheck disable=SC2086
+	build "$1" -D_GNU_SOURCE $defines -I"$perf" -I"$perf/util" -I"$perf/lib/perf/include" \
+		-I"$SRC/tools/lib/perf/include" -I"$SRC/tools/include" -I"$SRC/tools/arch/x86/include" \
+		-I"$SRC/tools/lib" -I"$asan" -I"$asan/util" \
+		"$2" "$out/perf-in-nomain.o" \
+		-Wl,--start-group "$asan/libperf-util.a" "$asan/libperf-ui.a" "$asan/libperf-test.a" \
+		"$asan/libperf-bench.a" "$asan/libpmu-events.a" "$asan/libperf/libperf.a" \
+		"$asan/libapi/libapi.a" "$asan/libsubcmd/libsubcmd.a" "$asan/libsymbol/libsymbol.a" \
+		${libbpf:+"$libbpf"} -Wl,--end-group $syslibs
+}
+build_perf perf_map "$TOP/fuzz/perf_map_fuzz.c"
+build_perf perf_pe "$TOP/fuzz/perf_pe_fuzz.c"
+
+# perf_pe's seeds beyond fuzz/corpus/perf_pe (perf test's crafted DLL): PE
+# files too big to keep in the repo, or that tools here write. perf's test
+# image is also the image the fuzzer loads each input as the debug file of.
+seed_pe=$out/seed-perf_pe
+mkdir -p "$seed_pe"
+cp "$perf/tests/pe-file.exe" "$perf/tests/pe-file.exe.debug" "$seed_pe/" ||
+	die "no perf test image in $perf/tests"
+python3 "$TOP/mkdebugelf/tests/mkpe.py" "$seed_pe/pdata.dll" --pdata >/dev/null ||
+	die "cannot write the perf_pe seed pdata.dll"
+if [ ! -s "$seed_pe/mingw.dll" ]; then
+	printf 'int alpha(int x) { return x + 1; }\nstatic int beta(int x) { return x * 3; }\nint gamma_(int x) { return beta(x) - alpha(x); }\n' \
+		>"$out/seed-dll.c"
+	x86_64-w64-mingw32-gcc -O1 -shared -s -Wl,--build-id -o "$seed_pe/mingw.dll" \
+		"$out/seed-dll.c" >"$out/seed-dll.log" 2>&1 ||
+		note "perf_pe: no mingw-w64 DLL seed: $(head -n 1 "$out/seed-dll.log")"
+fi
 
 export ASAN_OPTIONS=detect_leaks=0:halt_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+export PERF_PE_FUZZ_IMAGE=$seed_pe/pe-file.exe
 fail=0
-for name in perf_map pe r2r pdb; do
+for name in perf_map perf_pe pe r2r pdb; do
 	work=$out/corpus-$name
 	mkdir -p "$work"
 	log=$out/$name.log
-	max_len=65536 seeds=$TOP/fuzz/corpus/$name
-	[ "$name" = pdb ] && max_len=262144 seeds=$seed_pdb
-	rm -f "$out"/crash-* "$out"/leak-* "$out"/timeout-*
+	max_len=65536 seeds=("$TOP/fuzz/corpus/$name")
+	[ "$name" = pdb ] && max_len=262144 seeds=("$seed_pdb")
+	# perf_pe: every PE seed there is, pe-file.exe.debug (141 KB) whole
+	[ "$name" = perf_pe ] && max_len=262144 seeds+=("$seed_pe" "$TOP/fuzz/corpus/pe" "$TOP/fuzz/corpus/r2r")
+	# Each fuzzer's crashes under its own name: the next one's run keeps them.
+	rm -f "$out/$name"-crash-* "$out/$name"-leak-* "$out/$name"-timeout-*
 	if ! (cd "$out" && "./$name" -runs="$runs" -max_len="$max_len" -timeout=10 \
-		-rss_limit_mb=2048 "$work" "$seeds") >"$log" 2>&1; then
+		-rss_limit_mb=2048 -artifact_prefix="$out/$name-" "$work" "${seeds[@]}") >"$log" 2>&1; then
 		note "$name: FAILED, see $log: $(grep -m1 -E 'ERROR|runtime error|deadly' "$log")"
 		fail=1
 		continue
 	fi
 	done_runs=$(grep -o 'Done [0-9]* runs' "$log" | awk '{ print $2 }')
-	note "$name: $done_runs executions, 0 crashes, $(grep -o 'cov: [0-9]*' "$log" | tail -n 1) edges$(sed -n 's/^perf_map_fuzz: \([0-9]*\) lookups.*/, \1 lookups named a symbol/p' "$log")"
+	note "$name: $done_runs executions, 0 crashes, $(grep -o 'cov: [0-9]*' "$log" | tail -n 1) edges$(sed -n -e 's/^perf_map_fuzz: \([0-9]*\) lookups.*/, \1 lookups named a symbol/p' \
+		-e 's/^perf_pe_fuzz: [0-9]* inputs, \(.*\)/, \1/p' "$log")"
 done
-[ "$fail" = 0 ] || die "the fuzzers found crashes (inputs in $out)"
+[ "$fail" = 0 ] || die "the fuzzers found crashes (inputs in $out/NAME-crash-*)"
