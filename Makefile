@@ -58,7 +58,7 @@ fuzz: asan
 	@$(SCRIPTS)/fuzz.sh $(or $(FUZZ_RUNS),100000)
 
 bench: build
-	@$(CURDIR)/bench/run.sh
+	@$(CURDIR)/bench/run.sh $(SECTIONS)
 
 # perf top -a for SOAK_SECONDS (300) while processes come and go: its RSS and
 # perf map probes a second must not grow with the processes seen.
