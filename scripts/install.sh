@@ -77,5 +77,5 @@ note "installed $("$root/bin/perf" version) and $("$root/bin/mkdebugelf" --versi
 if [ -z "$destdir" ] && command -v man >/dev/null; then
 	"$root/bin/perf" help report 2>/dev/null | tr -s ' \n' '  ' | grep -q 'perf maps of other users' ||
 		die "perf help report does not show the installed perf-report page"
-	note "perf help config shows the series' page"
+	note "perf help report shows the series' page"
 fi
