@@ -116,7 +116,7 @@ static void check_symbols(const char *name, int fd, size_t size, bool pe)
 
 	if (!dso)
 		return;
-	ret = dso__load_pe_symbols(dso, fd);
+	ret = dso__load_pe_symbols(dso, fd, DSO_BINARY_TYPE__SYSTEM_PATH_DSO);
 	if (!pe && ret != -1)
 		abort();
 	dso__for_each_symbol(dso, sym, nd) {
