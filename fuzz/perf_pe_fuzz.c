@@ -128,8 +128,8 @@ static void check_symbols(const char *name, int fd, size_t size, bool pe)
 		prev = sym;
 		nr++;
 	}
-	/* Duplicates dropped, never added */
-	if (nr && (ret < 0 || nr > (unsigned long)ret))
+	/* The count is that of the symbols loaded, duplicates dropped */
+	if (ret >= 0 ? nr != (unsigned long)ret : nr != 0)
 		abort();
 	if (ret >= 0)
 		nr_loaded++;
