@@ -36,7 +36,6 @@
 #include "util/debug.h"
 #include "util/dso.h"
 #include "util/env.h"
-#include "util/pe.h"
 #include "util/symbol.h"
 
 #define NO_FILE		"/nonexistent/perf-pe-fuzz.dll"
