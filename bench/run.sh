@@ -264,7 +264,7 @@ p6_dirs=${P6_DIRS:-/usr/lib/x86_64-linux-gnu/wine/x86_64-windows /usr/lib/x86_64
 p6_set=
 for dir in $p6_dirs; do
 	[ -d "$dir" ] || continue
-	find "$dir" -maxdepth 1 -name '*.dll' | sort >"$d/dlls.1"
+	find "$dir" -maxdepth 1 -type f | sort >"$d/dlls.1"
 	p6_set="${p6_set:+$p6_set, }$(wc -l <"$d/dlls.1") in $dir"
 	cat "$d/dlls.1" >>"$d/dlls"
 	for m in pe debug; do
@@ -309,7 +309,7 @@ if [ -z "$p6" ]; then
 	# DLLs are named
 	named() {
 		"$1" script -i "$d/$2" --symfs "$d/$3" -F ip,sym,dso >"$d/$3.$2.txt" 2>/dev/null || true
-		awk '$NF ~ /\.dll\)$/ && $2 != "[unknown]" { n++ } END { print n + 0 }' "$d/$3.$2.txt"
+		awk '$NF ~ /\.[A-Za-z0-9]+\)$/ && $2 != "[unknown]" { n++ } END { print n + 0 }' "$d/$3.$2.txt"
 	}
 	nstock=$(named "$pb" perf.data debug)
 	npe=$(named "$pp" perf.data pe)
@@ -319,7 +319,7 @@ if [ -z "$p6" ]; then
 		strace -f -qq -e trace=openat -o "$d/strace.$m" "$pp" report -i "$d/perf.data" \
 			--symfs "$d/$m" --stdio -q >/dev/null 2>&1 || true
 	done
-	opened() { grep -v ' = -1 ' "$d/strace.$1" | grep -o '[^"]*\.dll\.debug"' | sort -u | wc -l; }
+	opened() { grep -v ' = -1 ' "$d/strace.$1" | grep -o '[^"]*\.[A-Za-z0-9]*\.debug"' | sort -u | wc -l; }
 	opened_pe=$(opened pe) opened_debug=$(opened debug)
 	# Those of the sampled DLLs, which have one
 	want_debug=$(while read -r dll _; do
@@ -329,9 +329,9 @@ if [ -z "$p6" ]; then
 	fpe=$(named "$pp" all.data pe)
 	fdbg=$(named "$pp" all.data debug)
 	read -r fall fsuffix fother < <(awk 'NR == FNR { a[FNR] = $0; next }
-		$NF ~ /\.dll\)$/ { n++; if ($0 == a[FNR]) next; b = $0; sub(/#[0-9]+ \(/, " (", b); if (b == a[FNR]) s++; else o++ }
+		$NF ~ /\.[A-Za-z0-9]+\)$/ { n++; if ($0 == a[FNR]) next; b = $0; sub(/#[0-9]+ \(/, " (", b); if (b == a[FNR]) s++; else o++ }
 		END { print n + 0, s + 0, o + 0 }' "$d/pe.all.data.txt" "$d/debug.all.data.txt")
-	echo "  $ndll DLLs, $nsampled with code sampled, $ndebug debug files; named: PE reader $npe, debug files $ndbg (stock perf $nstock); debug files opened: $opened_pe and $opened_debug of $want_debug"
+	echo "  $ndll files, $nsampled with code sampled, $ndebug debug files; named: PE reader $npe, debug files $ndbg (stock perf $nstock); debug files opened: $opened_pe and $opened_debug of $want_debug"
 	echo "  every x64 function start ($fall): named $fpe and $fdbg; names differing: $fsuffix by mkdebugelf's #N only, $fother otherwise"
 	if [ "$nsampled" = 0 ] || [ "$npe" != "$ndbg" ] || [ "$opened_pe" != 0 ] ||
 	   [ "$opened_debug" != "$want_debug" ] || ! awk -v n="$npe" -v t="$nsampled" 'BEGIN { exit !(n >= 0.95 * t) }'; then
@@ -377,7 +377,8 @@ if [ -z "$p6" ]; then
 	p6_about="What reading PE files itself costs perf, against reading the ELF debug files users wrote for them
 with mkdebugelf before. \`bench/mkpedata\` writes a perf.data (no recording): one process that maps
 ${p6_first}the code of each
-of Wine's PE DLLs ($p6_set) as Wine does, and one sample at each DLL's entry point ($nsampled DLLs;
+of Wine's PE files, its DLLs, programs and drivers ($p6_set; mkpedata skips those that are not PE),
+as Wine does, and one sample at each one's entry point ($nsampled files;
 the others hold only resources or forwarders, no code), so that \`perf report\` loads the symbols of
 every DLL once and does little else. The same patched perf
 reports it under \`--symfs DIR\` twice: *PE reader*, DIR holding the DLLs; *debug files*, the DLLs and
@@ -387,7 +388,7 @@ mkdebugelf's \`usr/lib/debug/<path>.debug\` for each ($ndebug files), which perf
 interleaved. The last column is stock perf with the debug files, what users had before (perfs
 copied at the start: patched \`$("$pp" version)\`, stock \`$("$pb" version)\`). Target: the PE
 reader at 1.0 or less times the debug files' instructions, wall time and peak RSS."
-	unnamed=$(awk '$NF ~ /\.dll\)$/ && $2 == "[unknown]" { n = split($3, p, "/"); printf "%s%s/%s", s, p[n - 1], p[n]; s = ", " }' \
+	unnamed=$(awk '$NF ~ /\.[A-Za-z0-9]+\)$/ && $2 == "[unknown]" { n = split($3, p, "/"); printf "%s%s/%s", s, p[n - 1], p[n]; s = ", " }' \
 		"$d/pe.perf.data.txt" | tr -d ')')
 	p6_names="Samples unnamed by both: ${unnamed:-none} (no export or COFF symbol names their entry point). The names at every x64 function start (.pdata) of every DLL, $fall samples (\`bench/mkpedata -a\`): $fpe named by the PE reader, $fdbg from the debug files; $fsuffix names differ only by the \`#N\` mkdebugelf appends to repeated local names (\`__proxy_filter#2\`), $fother otherwise."
 fi
@@ -497,7 +498,7 @@ tail=$(cat <<MD
     make bench                 # RUNS=15 M=4 by default
     make bench SECTIONS=P6     # or bench/run.sh P6: only those sections, replaced here
     bench/mkprofile file|shared|anon NPROC NIMG NLINES SECONDS DIR
-    bench/mkpedata [-a] [-e ELF] OUT <paths  # P6 reads P6_DIRS='DIR...' (*.dll), P6_LOADER=ELF
+    bench/mkpedata [-a] [-e ELF] OUT <paths  # P6 reads P6_DIRS='DIR...' (every file; mkpedata skips those not PE), P6_LOADER=ELF
 MD
 )
 if [ $# = 0 ] || [ ! -f "$results" ]; then
